@@ -1,0 +1,14 @@
+module github.com/bti-go/bti
+
+go 1.26.8
+
+require (
+	github.com/RoaringBitmap/roaring v1.9.4
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/bits-and-blooms/bitset v1.12.0 // indirect
+	github.com/mschoch/smat v0.2.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -1,0 +1,5 @@
+//go:build race
+
+package jmhstyle
+
+func raceEnabled() bool { return true }

@@ -1,0 +1,334 @@
+package partitionindex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/ring"
+	"github.com/bti-go/bti/trie"
+)
+
+// Path selects how the builder produces the byte-comparable prefixes it
+// hands to the trie. Both paths write identical files.
+type Path uint8
+
+const (
+	// PathScratch encodes each key once into a slot of a three-slot ring
+	// and hands the trie sub-slices of it: no allocation per key.
+	PathScratch Path = iota
+	// PathReference is the straightforward allocating way, as Cassandra did
+	// before it reused scratch bytes: keys are kept as decorated keys and
+	// encoded afresh for every use. It exists to check and measure the
+	// scratch path.
+	PathReference
+)
+
+func (p Path) String() string {
+	if p == PathReference {
+		return "reference"
+	}
+	return "scratch"
+}
+
+// ParsePath parses "scratch" or "reference".
+func ParsePath(s string) (Path, error) {
+	switch s {
+	case "scratch":
+		return PathScratch, nil
+	case "reference":
+		return PathReference, nil
+	}
+	return 0, errors.New("partitionindex: unknown path " + s + " (want scratch or reference)")
+}
+
+// Options configures a Builder. The zero value builds a Murmur3 index on the
+// scratch path with Cassandra's 4096-byte pages.
+type Options struct {
+	Partitioner partitioner.Partitioner
+	Path        Path
+	// PageSize is for tests only: any value but 0 or 4096 gives files
+	// Cassandra did not write (though they read back fine).
+	PageSize int
+}
+
+// maxKeyLength is the longest partition key the footer (and Cassandra) can
+// store: its length is an unsigned 16-bit integer.
+const maxKeyLength = math.MaxUint16
+
+// Builder writes a Partitions.db file: call AddEntry for every partition in
+// the partitioner's decorated-key order, then Complete. The work is O(n) in
+// the total encoded key length, in one pass; memory is bounded by the part of
+// the trie not yet written plus three encoded keys.
+//
+// Each key is encoded once. Its stored prefix is the shortest one that tells
+// it apart from both neighbours, so a key goes into the trie only when the
+// next key arrives (or at Complete): the builder lags one key behind.
+//
+// Caller memory: AddEntry copies what it keeps; the key's bytes need only
+// live for the duration of the call.
+//
+// Errors: a refused key (*KeyError) or a failed write leaves the builder
+// exactly as before the call, so the caller may retry or Complete with the
+// keys accepted so far. Bytes are handed to the sink in batches at the start
+// of a later call; a sink error is returned from that call and a retry writes
+// the rest. If Complete fails, calling Complete again retries the remaining
+// writes; AddEntry after Complete returns ErrFinished.
+type Builder struct {
+	opts Options
+	trie *trie.Writer
+
+	count     int64 // AddEntry calls accepted
+	firstKey  []byte
+	hasLast   bool
+	lastDiff  int   // diff point of the pending key with its predecessor
+	lastPos   int64 // position of the pending key
+	lastHash  byte
+	inTrie    bool // the pending key was added at Complete
+	completed bool // trie completed and footer buffered
+
+	keys    ring.Ring       // scratch path: encodings of the last keys
+	payload [9]byte         // scratch for one payload
+	lastRef partitioner.Key // reference path: the pending key (owns its bytes)
+	prevRef partitioner.Key // reference path: the key last added to the trie
+
+	partial partialState
+}
+
+// NewBuilder returns a Builder that writes to w, whose current position is
+// taken as the start of the file.
+func NewBuilder(w io.Writer, opts Options) *Builder {
+	b := &Builder{}
+	b.Reset(w, opts)
+	return b
+}
+
+// Reset starts a new index on w, keeping allocated memory.
+func (b *Builder) Reset(w io.Writer, opts Options) {
+	if b.trie == nil {
+		b.trie = trie.NewWriter(w, trie.Options{PageSize: opts.PageSize})
+	} else {
+		b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
+	}
+	b.opts = opts
+	b.count = 0
+	b.firstKey = b.firstKey[:0]
+	b.hasLast = false
+	b.lastDiff = 0
+	b.inTrie = false
+	b.completed = false
+	b.keys.Reset()
+	b.lastRef = partitioner.Key{}
+	b.prevRef = partitioner.Key{}
+	b.partial = partialState{}
+}
+
+// Count returns the number of entries accepted.
+func (b *Builder) Count() int64 { return b.count }
+
+// Position returns the number of bytes of the file produced so far,
+// including bytes not yet handed to the writer (see Flush).
+func (b *Builder) Position() int64 { return b.trie.Position() }
+
+// Flush hands every buffered byte to the writer.
+func (b *Builder) Flush() error { return b.trie.Flush() }
+
+// Add decorates raw with the builder's partitioner and adds it.
+func (b *Builder) Add(raw []byte, position int64) error {
+	return b.AddEntry(b.opts.Partitioner.Decorate(raw), position)
+}
+
+// AddEntry adds a partition. position >= 0 is the partition's row-index
+// (Rows.db) position; a negative position is ^dataPosition, the bitwise
+// complement of its Data.db position. Keys must come in strictly increasing
+// decorated-key order.
+func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
+	if b.completed || b.inTrie {
+		return ErrFinished
+	}
+	if err := b.checkEntry(key, position); err != nil {
+		return err
+	}
+	var err error
+	if b.opts.Path == PathReference {
+		err = b.addReference(key)
+	} else {
+		err = b.addScratch(key)
+	}
+	if err != nil {
+		return err
+	}
+	if b.count == 0 {
+		b.firstKey = append(b.firstKey[:0], key.Raw...)
+	}
+	b.hasLast = true
+	b.lastPos = position
+	b.lastHash = key.HashByte()
+	b.count++
+	return nil
+}
+
+func (b *Builder) checkEntry(key partitioner.Key, position int64) error {
+	var reason error
+	switch {
+	case key.Partitioner != b.opts.Partitioner:
+		reason = ErrPartitioner
+	case len(key.Raw) > maxKeyLength:
+		reason = ErrKeyTooLong
+	case position == notFound:
+		reason = ErrPosition
+	default:
+		return nil
+	}
+	return &KeyError{Err: reason, Index: b.count, Key: bytes.Clone(key.Raw), Pos: position}
+}
+
+// orderError builds the error for a key that does not sort after prev.
+func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64) error {
+	return &KeyError{Err: ErrKeyOrder, Index: b.count, Key: bytes.Clone(key.Raw), Prev: bytes.Clone(prevRaw), Pos: position}
+}
+
+// addScratch encodes key into the free ring slot, compares it with the
+// pending key as plain arrays, and hands the trie the pending key's prefix as
+// a sub-slice of its slot. The ring is rotated only once everything
+// succeeded, so a failure leaves it untouched.
+func (b *Builder) addScratch(key partitioner.Key) error {
+	enc := key.AppendComparable(b.keys.Scratch())
+	if b.hasLast {
+		prev := b.keys.Current()
+		diff := bytecomparable.DiffPoint(prev, enc)
+		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
+			return b.orderError(b.decodeRaw(prev), key, b.lastPos)
+		}
+		cut := min(max(diff, b.lastDiff), len(prev))
+		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+		if err := b.trie.Add(prev[:cut], flags, p); err != nil {
+			return err
+		}
+		b.lastDiff = diff
+	}
+	b.keys.Commit(enc)
+	return nil
+}
+
+// addReference does the same job allocating fresh encodings for every use.
+func (b *Builder) addReference(key partitioner.Key) error {
+	if b.hasLast {
+		prevEnc := b.lastRef.AppendComparable(nil)
+		enc := key.AppendComparable(nil)
+		diff := naiveDiffPoint(prevEnc, enc)
+		if diff > len(enc) || enc[diff-1] < prevEnc[diff-1] {
+			return b.orderError(b.lastRef.Raw, key, b.lastPos)
+		}
+		prefix := b.lastRef.AppendComparable(nil) // encoded again, as the cut does
+		prefix = prefix[:min(max(diff, b.lastDiff), len(prefix))]
+		p, flags := appendPayload(nil, b.lastHash, b.lastPos)
+		if err := b.trie.Add(prefix, flags, p); err != nil {
+			return err
+		}
+		b.prevRef = b.lastRef
+		b.lastDiff = diff
+	}
+	owned := key
+	owned.Raw = bytes.Clone(key.Raw)
+	b.lastRef = owned
+	return nil
+}
+
+// naiveDiffPoint is diffPoint computed a byte at a time, as the reference
+// path's streams did.
+func naiveDiffPoint(a, b []byte) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i + 1
+}
+
+// decodeRaw recovers the raw partition key from an encoding in the ring.
+// Only error reporting, early open and the footer need it.
+func (b *Builder) decodeRaw(enc []byte) []byte {
+	k, err := b.opts.Partitioner.DecodeComparable(nil, enc)
+	if err != nil {
+		return nil // cannot happen for encodings we made
+	}
+	return k.Raw
+}
+
+// lastRaw returns the raw bytes of the pending (most recent) key.
+func (b *Builder) lastRaw() []byte {
+	if b.opts.Path == PathReference {
+		return b.lastRef.Raw
+	}
+	return b.decodeRaw(b.keys.Current())
+}
+
+// lastTrieRaw returns the raw bytes of the key most recently added to the
+// trie, or nil if none.
+func (b *Builder) lastTrieRaw() []byte {
+	if b.trie.Count() == 0 {
+		return nil
+	}
+	if b.opts.Path == PathReference {
+		return b.prevRef.Raw
+	}
+	return b.decodeRaw(b.keys.Previous())
+}
+
+// Complete adds the pending key, finishes the trie and writes the footer:
+//
+//	[trie nodes ... root]                      root is the last node
+//	[u16 len][first partition key, raw bytes]  firstKeyPos
+//	[u16 len][last partition key, raw bytes]
+//	[i64 firstKeyPos][i64 key count][i64 root position]   big-endian
+//
+// An empty index stores two zero lengths. It returns the root position. On a
+// write error, calling Complete again retries.
+func (b *Builder) Complete() (root int64, err error) {
+	b.partial.consumer = nil // a pending early-open view never fires now
+	if b.hasLast && !b.inTrie {
+		var enc []byte
+		if b.opts.Path == PathReference {
+			enc = b.lastRef.AppendComparable(nil)
+		} else {
+			enc = b.keys.Current()
+		}
+		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {
+			return 0, err
+		}
+		b.inTrie = true
+	}
+	if !b.completed {
+		root, err = b.trie.Complete()
+		if err != nil {
+			return 0, err // the trie keeps its completed state; a retry flushes
+		}
+		footer := b.appendFooter(nil, b.trie.Position(), b.trie.Count(), root)
+		if _, err := b.trie.Write(footer); err != nil {
+			return 0, err
+		}
+		b.completed = true
+	}
+	root, err = b.trie.Complete() // flushes whatever is left
+	return root, err
+}
+
+func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byte {
+	var first, last []byte
+	if b.hasLast {
+		first, last = b.firstKey, b.lastRaw()
+	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(first)))
+	dst = append(dst, first...)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(last)))
+	dst = append(dst, last...)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(firstKeyPos))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(count))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(root))
+	return dst
+}

@@ -1,0 +1,65 @@
+package partitionindex
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrKeyOrder: a key is not strictly greater than the previous one in
+	// the partitioner's decorated-key order (this includes duplicates).
+	ErrKeyOrder = errors.New("partitionindex: keys out of order")
+	// ErrKeyTooLong: a partition key longer than 65535 bytes, the most the
+	// footer's (and Cassandra's) unsigned 16-bit length can hold.
+	ErrKeyTooLong = errors.New("partitionindex: key too long")
+	// ErrPosition: a position that cannot be stored (math.MinInt64 is
+	// Cassandra's "not found" marker).
+	ErrPosition = errors.New("partitionindex: position cannot be encoded")
+	// ErrPartitioner: a key decorated by another partitioner than the
+	// builder's or reader's.
+	ErrPartitioner = errors.New("partitionindex: key from another partitioner")
+	// ErrFinished: the builder was completed (or closed).
+	ErrFinished = errors.New("partitionindex: builder already completed")
+	// ErrClosed: the index or reader handle was closed.
+	ErrClosed = errors.New("partitionindex: index closed")
+	// ErrCorrupt: the file is not a valid partition index.
+	ErrCorrupt = errors.New("partitionindex: corrupt index")
+)
+
+// KeyError reports a key the builder refused. It matches the sentinel in
+// Err with errors.Is.
+type KeyError struct {
+	Err   error  // ErrKeyOrder, ErrKeyTooLong, ErrPosition or ErrPartitioner
+	Index int64  // 0-based number of the AddEntry call
+	Key   []byte // the raw partition key (a copy)
+	Prev  []byte // for ErrKeyOrder, the previous raw key (a copy)
+	Pos   int64  // the position passed with the key
+}
+
+func (e *KeyError) Error() string {
+	switch e.Err {
+	case ErrKeyOrder:
+		return fmt.Sprintf("%v: key #%d %x does not sort after previous key %x", e.Err, e.Index, e.Key, e.Prev)
+	case ErrKeyTooLong:
+		return fmt.Sprintf("%v: key #%d is %d bytes, at most 65535 fit", e.Err, e.Index, len(e.Key))
+	case ErrPosition:
+		return fmt.Sprintf("%v: key #%d %x has position %d", e.Err, e.Index, e.Key, e.Pos)
+	default:
+		return fmt.Sprintf("%v: key #%d %x", e.Err, e.Index, e.Key)
+	}
+}
+
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// CorruptError reports where and why a file is not a valid index. It
+// matches ErrCorrupt with errors.Is.
+type CorruptError struct {
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("partitionindex: corrupt index at offset %d: %s", e.Offset, e.Reason)
+}
+
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }

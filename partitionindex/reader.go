@@ -1,0 +1,189 @@
+package partitionindex
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/trie"
+)
+
+// footerLength is the fixed tail of a Partitions.db file: three big-endian
+// int64s, firstKeyPos, key count and root position.
+const footerLength = 24
+
+// view is what a reader needs besides the file bytes: where the trie's root
+// is, which keys it holds, and for an early-open view the in-memory tail.
+type view struct {
+	root              int64
+	cutoff            int64
+	tail              []byte
+	count             int64
+	firstKey, lastKey []byte
+}
+
+// Index is an open Partitions.db: immutable after opening and safe for
+// concurrent use. Lookups go through Reader handles (OpenReader), one per
+// goroutine; a handle pins the index once, so lookups themselves do no
+// synchronization. Close releases the index when the last handle is closed.
+type Index struct {
+	part partitioner.Partitioner
+	trie *trie.Trie
+	v    view
+
+	mu      sync.Mutex
+	handles int
+	closed  bool
+	release func() error // unmaps a mapped file; nil for caller-owned bytes
+}
+
+// NewIndex opens the complete index file in data, validating its footer. The
+// bytes are used in place and must not change while the index is open.
+func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
+	v, fileEnd, err := parseFooter(data)
+	if err != nil {
+		return nil, err
+	}
+	return newIndexOver(data[:fileEnd], p, v)
+}
+
+// newIndex opens an early-open view over the file written so far.
+func newIndex(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
+	if int64(len(file)) > v.cutoff {
+		file = file[:v.cutoff]
+	}
+	return newIndexOver(file, p, v)
+}
+
+func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
+	src := trie.Source{File: file}
+	if v.tail != nil {
+		src.Cutoff, src.Tail = v.cutoff, v.tail
+	}
+	t, err := trie.New(src, v.root)
+	if err != nil {
+		return nil, &CorruptError{Offset: v.root, Reason: fmt.Sprintf("root node: %v", err)}
+	}
+	return &Index{part: p, trie: t, v: v}, nil
+}
+
+// parseFooter reads and checks the footer (see Builder.Complete for the
+// layout). It returns the view and the end of the trie area (firstKeyPos).
+// Cassandra checks nothing here; the checks below reject no file Cassandra
+// writes and keep a reader from being sent outside the file.
+func parseFooter(data []byte) (view, int64, error) {
+	size := int64(len(data))
+	if size < footerLength {
+		return view{}, 0, &CorruptError{Offset: 0, Reason: fmt.Sprintf("file is %d bytes, too short for the %d-byte footer", size, footerLength)}
+	}
+	f := data[size-footerLength:]
+	firstKeyPos := int64(binary.BigEndian.Uint64(f[0:]))
+	count := int64(binary.BigEndian.Uint64(f[8:]))
+	root := int64(binary.BigEndian.Uint64(f[16:]))
+	footerPos := size - footerLength
+	switch {
+	case firstKeyPos <= 0 || firstKeyPos > footerPos:
+		return view{}, 0, &CorruptError{Offset: footerPos, Reason: fmt.Sprintf("first-key position %d outside the file (trie must end before the footer at %d)", firstKeyPos, footerPos)}
+	case count < 0:
+		return view{}, 0, &CorruptError{Offset: footerPos + 8, Reason: fmt.Sprintf("negative key count %d", count)}
+	case root < 0 || root >= firstKeyPos:
+		return view{}, 0, &CorruptError{Offset: footerPos + 16, Reason: fmt.Sprintf("root position %d outside the trie area [0, %d)", root, firstKeyPos)}
+	}
+	keys := data[firstKeyPos:footerPos]
+	first, rest, ok := cutShortLength(keys)
+	if !ok {
+		return view{}, 0, &CorruptError{Offset: firstKeyPos, Reason: "first key runs past the footer"}
+	}
+	last, rest, ok := cutShortLength(rest)
+	if !ok {
+		return view{}, 0, &CorruptError{Offset: firstKeyPos + 2 + int64(len(first)), Reason: "last key runs past the footer"}
+	}
+	if len(rest) != 0 {
+		return view{}, 0, &CorruptError{Offset: footerPos - int64(len(rest)), Reason: fmt.Sprintf("%d unexpected bytes between the last key and the footer", len(rest))}
+	}
+	if count == 0 && (len(first) != 0 || len(last) != 0) {
+		return view{}, 0, &CorruptError{Offset: firstKeyPos, Reason: "an empty index stores keys"}
+	}
+	return view{root: root, count: count, firstKey: first, lastKey: last}, firstKeyPos, nil
+}
+
+// cutShortLength splits a [u16 length][bytes] item off b.
+func cutShortLength(b []byte) (item, rest []byte, ok bool) {
+	if len(b) < 2 {
+		return nil, nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if len(b) < 2+n {
+		return nil, nil, false
+	}
+	return b[2 : 2+n], b[2+n:], true
+}
+
+// Partitioner returns the partitioner the index was opened with.
+func (ix *Index) Partitioner() partitioner.Partitioner { return ix.part }
+
+// Count returns the number of keys in the index.
+func (ix *Index) Count() int64 { return ix.v.count }
+
+// FirstKey and LastKey return the raw partition keys stored in the footer
+// (empty for an empty index). The slices alias the file: do not modify.
+func (ix *Index) FirstKey() []byte { return ix.v.firstKey }
+func (ix *Index) LastKey() []byte  { return ix.v.lastKey }
+
+// Root returns the position of the trie's root node.
+func (ix *Index) Root() int64 { return ix.v.root }
+
+// Trie returns the underlying trie, for dumps and statistics.
+func (ix *Index) Trie() *trie.Trie { return ix.trie }
+
+// OpenReader returns a handle for lookups from one goroutine. It fails with
+// ErrClosed once the index is closed.
+func (ix *Index) OpenReader() (*Reader, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	ix.handles++
+	r := &Reader{ix: ix, t: ix.trie}
+	r.walker.Reset(ix.trie)
+	return r, nil
+}
+
+// Close closes the index. New handles cannot be opened; the memory stays
+// mapped until every open handle is closed, so lookups in flight finish.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	if ix.closed {
+		ix.mu.Unlock()
+		return nil
+	}
+	ix.closed = true
+	release := ix.handles == 0
+	ix.mu.Unlock()
+	if release {
+		return ix.releaseMemory()
+	}
+	return nil
+}
+
+func (ix *Index) handleClosed() error {
+	ix.mu.Lock()
+	ix.handles--
+	release := ix.closed && ix.handles == 0
+	ix.mu.Unlock()
+	if release {
+		return ix.releaseMemory()
+	}
+	return nil
+}
+
+func (ix *Index) releaseMemory() error {
+	if ix.release == nil {
+		return nil
+	}
+	f := ix.release
+	ix.release = nil
+	return f()
+}

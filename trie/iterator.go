@@ -1,0 +1,207 @@
+package trie
+
+// noLimit is the forward iterator's "not on end's path" limit: every
+// transition byte is <= 256.
+const noLimit = 256
+
+// iterFrame is one level of an iterator's path: the node, the slot last
+// visited (or about to be resumed from) and the bound byte at this depth.
+type iterFrame struct {
+	node  int64
+	slot  int
+	limit int
+}
+
+// Iterator lists the payload nodes of a trie in ascending order of their
+// paths (a node's own payload before its children), within optional bounds,
+// exactly as Cassandra's ValueIterator (§6.7):
+//
+//	var it trie.Iterator
+//	for it.Reset(t, start, end, true); it.Next(); {
+//		use(it.Node())
+//	}
+//	if err := it.Err(); err != nil { … }
+//
+// end is inclusive: an entry equal to end or a stored prefix of it is
+// listed, extensions of end are not. With admitPrefix, the entry at start and
+// the nearest stored prefix of start with nothing stored between it and
+// start are listed too; without it, neither is. Because entries are
+// prefixes, the first and last results may lie just outside the real key
+// range, and the caller checks them.
+//
+// An Iterator reuses its stack across Reset calls, so after warm-up a full
+// pass does not allocate. It keeps end (not a copy) until the next Reset.
+// A full pass reaches each node at most once; on corrupt bytes whose pointers
+// share or loop, it stops with an error after reaching as many nodes as there
+// are bytes.
+type Iterator struct {
+	t      *Trie
+	nv     nodeView
+	stack  []iterFrame
+	end    []byte
+	endPos int // bytes of end consumed as limits
+	budget int64
+	first  int64 // result of the start walk, returned by the first Next
+	fresh  bool  // Next not called since Reset
+	node   int64
+	err    error
+}
+
+// Reset starts a new iteration over t from start to end (nil for unbounded).
+func (it *Iterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
+	it.t, it.end, it.endPos = t, end, 0
+	it.stack = it.stack[:0]
+	it.budget = t.src.size()
+	it.first, it.fresh, it.node, it.err = -1, true, -1, nil
+	it.nv.pos = -1
+	if start == nil {
+		it.resetNoStart()
+	} else {
+		it.resetWithStart(start, admitPrefix)
+	}
+}
+
+// nextEnd consumes the next byte of end (eos once it is exhausted).
+func (it *Iterator) nextEnd() int {
+	b := keyByte(it.end, it.endPos)
+	if b != eos {
+		it.endPos++
+	}
+	return b
+}
+
+func (it *Iterator) fail(err error) {
+	it.err = err
+	it.stack = it.stack[:0]
+	it.first, it.fresh = -1, false
+}
+
+func (it *Iterator) resetNoStart() {
+	limit := noLimit
+	if it.end != nil {
+		limit = it.nextEnd()
+	}
+	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
+		it.fail(err)
+		return
+	}
+	it.stack = append(it.stack, iterFrame{node: it.t.root, slot: -1, limit: limit})
+	if it.nv.flags != 0 {
+		it.first = it.t.root
+	}
+}
+
+// resetWithStart follows start, stacking its path, and leaves the top frame
+// just before the first child greater than start's next byte.
+func (it *Iterator) resetWithStart(start []byte, admitPrefix bool) {
+	atLimit := it.end != nil
+	candidate := none
+	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
+		it.fail(err)
+		return
+	}
+	for k := 0; ; k++ {
+		s := keyByte(start, k)
+		i := it.nv.search(s)
+		if admitPrefix {
+			if i == 0 || i == -1 {
+				if it.nv.flags != 0 {
+					candidate = it.nv.pos
+				}
+			} else {
+				candidate = none
+			}
+		}
+		limit := noLimit
+		if atLimit {
+			limit = it.nextEnd()
+			if s < limit {
+				atLimit = false
+			}
+		}
+		if i < 0 {
+			it.stack = append(it.stack, iterFrame{node: it.nv.pos, slot: -i - 2, limit: limit})
+			break
+		}
+		it.stack = append(it.stack, iterFrame{node: it.nv.pos, slot: i, limit: limit})
+		if err := it.descend(it.nv.child(i)); err != nil {
+			it.fail(err)
+			return
+		}
+	}
+	it.first = candidate
+}
+
+// descend loads child c of the current node, charging the node budget.
+func (it *Iterator) descend(c int64) error {
+	if c < 0 {
+		if c == badPointer {
+			return corrupt(it.nv.pos, reasonBadPointer)
+		}
+		return corrupt(it.nv.pos, reasonMissingChild)
+	}
+	if it.budget--; it.budget < 0 {
+		return corrupt(c, reasonNotATree)
+	}
+	return it.nv.load(&it.t.src, c)
+}
+
+// Next advances to the next payload node and reports whether there is one.
+func (it *Iterator) Next() bool {
+	if it.fresh {
+		it.fresh = false
+		if it.first >= 0 {
+			it.node = it.first
+			return true
+		}
+	}
+	n, err := it.advance()
+	if err != nil {
+		it.fail(err)
+	}
+	it.node = n
+	return n >= 0
+}
+
+// Node returns the position of the current payload node (valid after Next
+// returned true); read it with Trie.Payload.
+func (it *Iterator) Node() int64 { return it.node }
+
+// Err returns the error that ended the iteration, if any.
+func (it *Iterator) Err() error { return it.err }
+
+// advance walks depth first from the top frame to the next node with a
+// payload, popping frames whose remaining slots exceed their limit.
+func (it *Iterator) advance() (int64, error) {
+	for len(it.stack) > 0 {
+		top := &it.stack[len(it.stack)-1]
+		if it.nv.pos != top.node {
+			if err := it.nv.load(&it.t.src, top.node); err != nil {
+				return -1, err
+			}
+		}
+		j := top.slot + 1
+		tb := it.nv.transitionByte(j)
+		if tb > top.limit {
+			it.stack = it.stack[:len(it.stack)-1]
+			continue
+		}
+		top.slot = j
+		c := it.nv.child(j)
+		if c == none {
+			continue // DENSE hole
+		}
+		limit := noLimit
+		if tb == top.limit {
+			limit = it.nextEnd()
+		}
+		if err := it.descend(c); err != nil {
+			return -1, err
+		}
+		it.stack = append(it.stack, iterFrame{node: c, slot: -1, limit: limit})
+		if it.nv.flags != 0 {
+			return c, nil
+		}
+	}
+	return -1, nil
+}

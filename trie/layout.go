@@ -1,0 +1,304 @@
+package trie
+
+// The page-aware layout, after Cassandra's IncrementalTrieWriterPageAware.
+//
+// A completed node stays in memory while its branch (the node plus all of its
+// unwritten descendants) is estimated to fit in a page. When a node's branch
+// reaches a page, some of its child branches are written, each as one
+// contiguous post-order block that fits in what is left of the current page
+// (padding to the next page when none fits), largest first. So a lookup
+// touches few pages: most branches a key walks through sit in one page.
+//
+// Every traversal here uses an explicit stack: a byte-comparable key can be
+// close to 200 KB long, and the trie is as deep as its longest key.
+
+// complete is called when node i leaves the stack: its subtree is final.
+func (w *Writer) complete(i int32) {
+	n := &w.nodes[i]
+	var branch int64
+	for _, ci := range n.children {
+		c := &w.nodes[ci]
+		branch += c.branchSize + c.nodeSize
+	}
+	n.branchSize = branch
+	size := w.sizeOf(n, w.Position())
+	if size+branch < w.pageSize {
+		// Fits in a page with everything below it: keep it pending.
+		n.nodeSize = size
+		n.outOfPageChildren = false
+		n.outOfPageInBranch = false
+		for _, ci := range n.children {
+			c := &w.nodes[ci]
+			if c.filePos != notPlaced {
+				n.outOfPageChildren = true
+			} else if c.outOfPageChildren || c.outOfPageInBranch {
+				n.outOfPageInBranch = true
+			}
+		}
+		return
+	}
+	w.layoutChildren(i)
+}
+
+// finalize records that node i was written at pos as a whole branch: it now
+// takes no room in its parent's page and its sizes never change again.
+func (w *Writer) finalize(i int32, pos int64) {
+	n := &w.nodes[i]
+	n.filePos = pos
+	n.branchSize, n.nodeSize = 0, 0
+	n.outOfPageChildren, n.outOfPageInBranch = false, false
+	n.payload = n.payload[:0]
+	n.hasPayload = false
+}
+
+// branchTotal is the size a candidate branch is ordered by.
+func (w *Writer) branchTotal(i int32) int64 {
+	n := &w.nodes[i]
+	return n.branchSize + n.nodeSize
+}
+
+// layoutFrame is one level of layoutChildren: the unplaced children of node
+// (candidates[start:] while the frame is on top), the bytes left in the page
+// as this level sees them, and the child whose own children are being laid
+// out one level up (-1 if none).
+type layoutFrame struct {
+	node      int32
+	start     int
+	bytesLeft int64
+	waiting   int32
+}
+
+// layoutChildren writes child branches of node i until i itself is small:
+// repeatedly the largest branch that fits in the rest of the page (equal
+// sizes: the higher transition byte), padding to a new page when none fits.
+// A branch whose size was only estimated (it has written descendants) is
+// re-measured where it would go; if it does not fit even an empty page, its
+// own children are laid out first (one level up the frame stack).
+func (w *Writer) layoutChildren(i int32) {
+	w.layoutFrames = append(w.layoutFrames[:0], w.newLayoutFrame(i))
+	for len(w.layoutFrames) > 0 {
+		f := &w.layoutFrames[len(w.layoutFrames)-1]
+		if f.waiting >= 0 {
+			// Back from laying out the waiting child's children: retry it.
+			w.candidates = append(w.candidates, f.waiting)
+			f.waiting = -1
+			f.bytesLeft = w.bytesLeftInPage()
+		}
+		if len(w.candidates) == f.start {
+			n := &w.nodes[f.node]
+			n.branchSize = 0
+			n.outOfPageChildren = true
+			n.outOfPageInBranch = false
+			n.nodeSize = w.sizeOf(n, w.Position())
+			w.candidates = w.candidates[:f.start]
+			w.layoutFrames = w.layoutFrames[:len(w.layoutFrames)-1]
+			continue
+		}
+		k := w.largestCandidate(f.start, f.bytesLeft)
+		if k < 0 {
+			w.pad()
+			f.bytesLeft = w.pageSize
+			k = w.largestCandidate(f.start, -1)
+		}
+		child := w.candidates[k]
+		last := len(w.candidates) - 1
+		w.candidates[k] = w.candidates[last]
+		w.candidates = w.candidates[:last]
+
+		c := &w.nodes[child]
+		if c.outOfPageChildren || c.outOfPageInBranch {
+			if actual := w.recalcTotalSize(child, w.Position()); actual > f.bytesLeft {
+				if f.bytesLeft == w.pageSize {
+					// Not even an empty page holds it: shrink it first.
+					f.waiting = child
+					w.layoutFrames = append(w.layoutFrames, w.newLayoutFrame(child))
+					continue
+				}
+				// Probably fits once a page is free: put it back.
+				w.candidates = append(w.candidates, child)
+				continue
+			}
+		}
+		w.finalize(child, w.write(child))
+		f.bytesLeft = w.bytesLeftInPage()
+	}
+}
+
+// newLayoutFrame pushes node i's unplaced children as candidates.
+func (w *Writer) newLayoutFrame(i int32) layoutFrame {
+	start := len(w.candidates)
+	for _, ci := range w.nodes[i].children {
+		if w.nodes[ci].filePos == notPlaced {
+			w.candidates = append(w.candidates, ci)
+		}
+	}
+	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: -1}
+}
+
+// largestCandidate returns the index in candidates[start:] of the largest
+// branch whose size is at most limit (any size if limit < 0), ties broken by
+// the higher transition byte; -1 if none qualifies. A linear scan: a node has
+// at most 256 children and layouts happen about once per page written.
+func (w *Writer) largestCandidate(start int, limit int64) int {
+	best := -1
+	var bestSize int64
+	var bestTrans byte
+	for k := start; k < len(w.candidates); k++ {
+		ci := w.candidates[k]
+		size := w.branchTotal(ci)
+		if limit >= 0 && size > limit {
+			continue
+		}
+		t := w.nodes[ci].transition
+		if best < 0 || size > bestSize || (size == bestSize && t > bestTrans) {
+			best, bestSize, bestTrans = k, size, t
+		}
+	}
+	return best
+}
+
+// recalcFrame is one level of recalcTotalSize.
+type recalcFrame struct {
+	node  int32
+	child int   // next child to visit
+	start int64 // where the branch would start
+	sum   int64 // bytes of the children visited so far
+}
+
+// recalcTotalSize re-measures the branch of node i as if written from start:
+// nodes with written descendants (B) re-add their children's sizes, and nodes
+// with written children or descendants re-size themselves, since their
+// pointer widths depend on the position. Returns branchSize + nodeSize.
+func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
+	w.recalcFrames = append(w.recalcFrames[:0], recalcFrame{node: i, start: start})
+	for {
+		f := &w.recalcFrames[len(w.recalcFrames)-1]
+		n := &w.nodes[f.node]
+		if n.outOfPageInBranch && f.child < len(n.children) {
+			ci := n.children[f.child]
+			f.child++
+			w.recalcFrames = append(w.recalcFrames, recalcFrame{node: ci, start: f.start + f.sum})
+			continue
+		}
+		if n.outOfPageInBranch {
+			n.branchSize = f.sum
+		}
+		if n.outOfPageChildren || n.outOfPageInBranch {
+			n.nodeSize = w.sizeOf(n, f.start+n.branchSize)
+		}
+		total := n.branchSize + n.nodeSize
+		w.recalcFrames = w.recalcFrames[:len(w.recalcFrames)-1]
+		if len(w.recalcFrames) == 0 {
+			return total
+		}
+		w.recalcFrames[len(w.recalcFrames)-1].sum += total
+	}
+}
+
+// writeFrame is one level of write and writePartial.
+type writeFrame struct {
+	node  int32
+	child int   // next child to visit
+	start int64 // position where the node's branch started
+}
+
+// write writes the unwritten branch of node i in post-order (children in
+// ascending transition order, each child's branch before the child, the node
+// last) and returns the node's position. Descendants get their position but
+// keep their sizes: a parent's pointer-width estimate may still read them.
+func (w *Writer) write(i int32) int64 {
+	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
+	for {
+		f := &w.writeFrames[len(w.writeFrames)-1]
+		n := &w.nodes[f.node]
+		if f.child < len(n.children) {
+			ci := n.children[f.child]
+			f.child++
+			if w.nodes[ci].filePos == notPlaced {
+				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: w.Position()})
+			}
+			continue
+		}
+		pos := w.Position()
+		w.out = w.appendNode(w.out, n, pos)
+		n.filePos = pos
+		w.releaseChildren(n)
+		w.writeFrames = w.writeFrames[:len(w.writeFrames)-1]
+		if len(w.writeFrames) == 0 {
+			return pos
+		}
+	}
+}
+
+// writePartial serializes the unwritten part of the trie under node i into
+// *tail, which logically starts at file position base, and returns the
+// node's position. Children placed here get a temporary position that is
+// cleared once their parent is serialized. Size estimates of nodes with
+// written children or descendants are updated from what was serialized, a
+// side effect Cassandra has and the final layout depends on.
+func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
+	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: base + int64(len(*tail))})
+	for {
+		f := &w.writeFrames[len(w.writeFrames)-1]
+		n := &w.nodes[f.node]
+		if f.child < len(n.children) {
+			ci := n.children[f.child]
+			f.child++
+			if w.nodes[ci].filePos == notPlaced {
+				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: base + int64(len(*tail))})
+			}
+			continue
+		}
+		pos := base + int64(len(*tail))
+		if n.outOfPageInBranch {
+			n.branchSize = pos - f.start
+		}
+		*tail = w.appendNode(*tail, n, pos)
+		if n.outOfPageChildren || n.outOfPageInBranch {
+			n.nodeSize = base + int64(len(*tail)) - pos
+		}
+		for _, ci := range n.children {
+			if c := &w.nodes[ci]; c.partial {
+				c.partial = false
+				c.filePos = notPlaced
+			}
+		}
+		w.writeFrames = w.writeFrames[:len(w.writeFrames)-1]
+		if len(w.writeFrames) == 0 {
+			return pos
+		}
+		n.filePos = pos
+		n.partial = true
+	}
+}
+
+// performCompletion completes every node on the stack, root last, and writes
+// what is left, making sure the root's page holds it.
+func (w *Writer) performCompletion() {
+	root := w.stack[0]
+	for len(w.stack) > 0 {
+		top := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.complete(top)
+	}
+	w.stack = append(w.stack, root)
+
+	size := w.recalcTotalSize(root, w.Position())
+	left := w.bytesLeftInPage()
+	if size > left {
+		if size <= w.pageSize {
+			w.pad()
+			left = w.pageSize
+			size = w.recalcTotalSize(root, w.Position())
+		}
+		if size > left {
+			w.layoutChildren(root)
+			if w.nodes[root].nodeSize > w.bytesLeftInPage() {
+				w.pad()
+				w.recalcTotalSize(root, w.Position())
+			}
+		}
+	}
+	w.rootPos = w.write(root)
+	w.finalize(root, w.rootPos)
+}

@@ -1,0 +1,197 @@
+package trie
+
+import "math"
+
+// notAtLimit is the reverse iterator's "not on start's path" limit: no
+// transition byte is below it.
+const notAtLimit = math.MinInt32
+
+// ReverseIterator lists the payload nodes of a trie in descending order, as
+// Cassandra's ReverseValueIterator (§6.7): children from the highest byte
+// down, and a node's own payload after its subtree. Bounds work as for
+// Iterator: end is inclusive (with its stored prefixes), and the entry at
+// start or the nearest stored prefix of start is listed only with
+// admitPrefix, only once, and only if no entry between it and start was
+// passed over.
+//
+// Cassandra quirk kept on purpose (pitfall 25): without an end bound,
+// admitPrefix only takes effect after the first result, so a start-path
+// entry that would be the very first result is skipped.
+//
+// Use it as Iterator; it reuses its stack and keeps start (not a copy) until
+// the next Reset.
+type ReverseIterator struct {
+	t         *Trie
+	nv        nodeView
+	stack     []iterFrame
+	start     []byte
+	startPos  int // bytes of start consumed as limits
+	budget    int64
+	reporting bool // a start-path entry may still be reported
+	admit     bool // admitPrefix, applied after the first result when end is nil
+	delayed   bool // reporting waits for the first result (no end bound)
+	fresh     bool
+	node      int64
+	err       error
+}
+
+// Reset starts a new descending iteration over t from end down to start
+// (nil for unbounded).
+func (it *ReverseIterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
+	it.t, it.start, it.startPos = t, start, 0
+	it.stack = it.stack[:0]
+	it.budget = t.src.size()
+	it.admit, it.fresh, it.node, it.err = admitPrefix, true, -1, nil
+	it.nv.pos = -1
+	if end == nil {
+		it.resetNoEnd()
+	} else {
+		it.resetWithEnd(end)
+	}
+}
+
+// nextStart consumes the next byte of start (eos once it is exhausted).
+func (it *ReverseIterator) nextStart() int {
+	b := keyByte(it.start, it.startPos)
+	if b != eos {
+		it.startPos++
+	}
+	return b
+}
+
+func (it *ReverseIterator) fail(err error) {
+	it.err = err
+	it.stack = it.stack[:0]
+	it.fresh = false
+}
+
+func (it *ReverseIterator) resetNoEnd() {
+	limit := notAtLimit
+	if it.start != nil {
+		limit = it.nextStart()
+	}
+	it.reporting, it.delayed = false, true
+	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
+		it.fail(err)
+		return
+	}
+	it.stack = append(it.stack, iterFrame{node: it.t.root, slot: it.nv.n, limit: limit})
+}
+
+// resetWithEnd follows end, stacking its path, and leaves the top frame just
+// after the last child smaller than end's next byte.
+func (it *ReverseIterator) resetWithEnd(end []byte) {
+	atLimit := it.start != nil
+	it.reporting, it.delayed = it.admit, false
+	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
+		it.fail(err)
+		return
+	}
+	for k := 0; ; k++ {
+		e := keyByte(end, k)
+		i := it.nv.search(e)
+		limit := notAtLimit
+		if atLimit {
+			limit = it.nextStart()
+			if e > limit {
+				atLimit = false
+			}
+		}
+		if i < 0 {
+			it.stack = append(it.stack, iterFrame{node: it.nv.pos, slot: -1 - i, limit: limit})
+			return
+		}
+		it.stack = append(it.stack, iterFrame{node: it.nv.pos, slot: i, limit: limit})
+		if err := it.descend(it.nv.child(i)); err != nil {
+			it.fail(err)
+			return
+		}
+	}
+}
+
+// descend loads child c of the current node, charging the node budget.
+func (it *ReverseIterator) descend(c int64) error {
+	if c < 0 {
+		if c == badPointer {
+			return corrupt(it.nv.pos, reasonBadPointer)
+		}
+		return corrupt(it.nv.pos, reasonMissingChild)
+	}
+	if it.budget--; it.budget < 0 {
+		return corrupt(c, reasonNotATree)
+	}
+	return it.nv.load(&it.t.src, c)
+}
+
+// Next advances to the next payload node and reports whether there is one.
+func (it *ReverseIterator) Next() bool {
+	n, err := it.advance()
+	if it.fresh {
+		it.fresh = false
+		if it.delayed {
+			it.reporting = it.admit
+		}
+	}
+	if err != nil {
+		it.fail(err)
+	}
+	it.node = n
+	return n >= 0
+}
+
+// Node returns the position of the current payload node.
+func (it *ReverseIterator) Node() int64 { return it.node }
+
+// Err returns the error that ended the iteration, if any.
+func (it *ReverseIterator) Err() error { return it.err }
+
+// advance visits the remaining slots of the top frame from high to low,
+// descending into children, and reports a node's payload when its frame is
+// popped.
+func (it *ReverseIterator) advance() (int64, error) {
+	for len(it.stack) > 0 {
+		top := &it.stack[len(it.stack)-1]
+		if it.nv.pos != top.node {
+			if err := it.nv.load(&it.t.src, top.node); err != nil {
+				return -1, err
+			}
+		}
+		j := top.slot - 1
+		tb := notAtLimit
+		beyond := true
+		if j >= 0 {
+			tb = it.nv.transitionByte(j)
+			if beyond = tb < top.limit; beyond {
+				it.reporting = false // a smaller child than start's byte exists
+			}
+		}
+		if beyond {
+			node, limit := top.node, top.limit
+			it.stack = it.stack[:len(it.stack)-1]
+			if it.nv.flags != 0 {
+				if limit == notAtLimit {
+					return node, nil
+				}
+				if it.reporting {
+					it.reporting = false // only the nearest prefix of start
+					return node, nil
+				}
+			}
+			continue
+		}
+		top.slot = j
+		c := it.nv.child(j)
+		if c == none {
+			continue // DENSE hole
+		}
+		limit := notAtLimit
+		if tb == top.limit {
+			limit = it.nextStart()
+		}
+		if err := it.descend(c); err != nil {
+			return -1, err
+		}
+		it.stack = append(it.stack, iterFrame{node: c, slot: it.nv.n, limit: limit})
+	}
+	return -1, nil
+}

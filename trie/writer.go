@@ -1,0 +1,361 @@
+package trie
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+)
+
+// DefaultPageSize is the page size of Cassandra's Partitions.db writer. Only
+// this size gives Cassandra's bytes; smaller pages are useful in tests.
+const DefaultPageSize = 4096
+
+// flushThreshold is how many output bytes the writer gathers before handing
+// them to the sink at the start of the next Add.
+const flushThreshold = 64 << 10
+
+// notPlaced marks a node that has no file position yet.
+const notPlaced = -1
+
+var (
+	// ErrKeyOrder is returned (wrapped in *KeyOrderError) when a key is not
+	// strictly greater than the previous one.
+	ErrKeyOrder = errors.New("trie: keys out of order")
+	// ErrFinished is returned by Add and MakePartialRoot after Complete.
+	ErrFinished = errors.New("trie: writer already completed")
+)
+
+// KeyOrderError reports a key that is equal to or smaller than its
+// predecessor. It matches ErrKeyOrder with errors.Is.
+type KeyOrderError struct {
+	Prev, Key []byte // copies of the two keys
+	Equal     bool
+}
+
+func (e *KeyOrderError) Error() string {
+	if e.Equal {
+		return fmt.Sprintf("trie: duplicate key %x", e.Key)
+	}
+	return fmt.Sprintf("trie: key %x is not greater than the previous key %x", e.Key, e.Prev)
+}
+
+// Is makes errors.Is(err, ErrKeyOrder) true.
+func (e *KeyOrderError) Is(target error) bool { return target == ErrKeyOrder }
+
+// Options configures a Writer. The zero value means defaults.
+type Options struct {
+	// PageSize is the page the layout packs nodes into; 0 means 4096.
+	PageSize int
+}
+
+// node is a trie node that has not been written yet, or a written child
+// whose parent still needs its position. Nodes live in Writer.nodes and refer
+// to each other by index, so the writer holds no pointer graph and recycles
+// nodes (with their children and payload capacity) through a free list.
+type node struct {
+	children []int32
+	payload  []byte
+	filePos  int64 // notPlaced until written (or temporarily placed in a partial tail)
+	// branchSize estimates the bytes still to be written for everything
+	// below this node; nodeSize the node itself with its payload. Both are
+	// estimates that later layout decisions read, so where they are
+	// recomputed matters as much as how (see layout.go).
+	branchSize int64
+	nodeSize   int64
+	transition byte
+	flags      byte // payload flags, meaningful when hasPayload
+	hasPayload bool
+	// outOfPageChildren (Cassandra's C): a child is already written, so
+	// this node's pointer widths depend on where it is placed.
+	outOfPageChildren bool
+	// outOfPageInBranch (Cassandra's B): a deeper descendant is already
+	// written, so the branch size depends on where the branch is placed.
+	outOfPageInBranch bool
+	// partial marks a node placed temporarily by MakePartialRoot.
+	partial bool
+}
+
+// Writer builds an on-disk trie incrementally from keys in strictly
+// increasing unsigned byte order, in one pass, laying nodes out in pages
+// exactly as Cassandra's IncrementalDeepTrieWriterPageAware does. Memory is
+// bounded by the part of the trie that is not written yet.
+//
+// Key memory contract: Add reads key during the call and keeps reading the
+// bytes of the most recently added key until the next Add (or Complete)
+// returns, to compare it with the next key. The caller must not modify those
+// bytes in between; it may reuse any older key's memory. The partition index
+// builder relies on this with its three-slot ring.
+//
+// Failure contract: Add and Complete change nothing when they return an
+// error. Output is gathered in memory and handed to the sink at the start of
+// a later call (or by Flush), before any state changes; a sink error is
+// returned from that call, the bytes the sink did not take stay buffered,
+// and calling again retries them.
+type Writer struct {
+	sink     io.Writer
+	pageSize int64
+	flushed  int64  // bytes the sink has taken
+	out      []byte // bytes produced but not yet taken by the sink
+
+	nodes []node
+	free  []int32
+	stack []int32 // the path to the last key: stack[0] is the root
+
+	prevKey []byte
+	hasPrev bool
+	count   int64
+	done    bool
+	rootPos int64
+
+	// Scratch reused by the explicit-stack traversals in layout.go.
+	writeFrames  []writeFrame
+	recalcFrames []recalcFrame
+	layoutFrames []layoutFrame
+	candidates   []int32
+	denseSlots   [256]uint64
+}
+
+// NewWriter returns a Writer that writes to sink, whose current position is
+// taken to be 0.
+func NewWriter(sink io.Writer, opts Options) *Writer {
+	w := &Writer{}
+	w.Reset(sink, opts)
+	return w
+}
+
+// Reset discards all state and starts a new trie on sink, keeping allocated
+// memory for reuse.
+func (w *Writer) Reset(sink io.Writer, opts Options) {
+	w.sink = sink
+	w.pageSize = DefaultPageSize
+	if opts.PageSize > 0 {
+		w.pageSize = int64(opts.PageSize)
+	}
+	w.flushed = 0
+	w.out = w.out[:0]
+	w.free = w.free[:0]
+	for i := range w.nodes {
+		w.free = append(w.free, int32(len(w.nodes)-1-i))
+	}
+	w.stack = append(w.stack[:0], w.newNode(0))
+	w.prevKey = nil
+	w.hasPrev = false
+	w.count = 0
+	w.done = false
+	w.rootPos = notPlaced
+}
+
+// newNode takes a node from the free list (or grows the arena) and
+// initialises it as Cassandra initialises a fresh node: sizes unknown and C
+// set, so that a partial tail computes pointer widths from real positions.
+func (w *Writer) newNode(transition byte) int32 {
+	var i int32
+	if n := len(w.free); n > 0 {
+		i = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		w.nodes = append(w.nodes, node{})
+		i = int32(len(w.nodes) - 1)
+	}
+	n := &w.nodes[i]
+	*n = node{
+		children:          n.children[:0],
+		payload:           n.payload[:0],
+		filePos:           notPlaced,
+		branchSize:        -1,
+		nodeSize:          -1,
+		transition:        transition,
+		outOfPageChildren: true,
+	}
+	return i
+}
+
+// releaseChildren returns n's children to the free list. Called once n is
+// serialized: nothing reads a written node's children again.
+func (w *Writer) releaseChildren(n *node) {
+	w.free = append(w.free, n.children...)
+	n.children = n.children[:0]
+}
+
+// Count returns the number of keys added.
+func (w *Writer) Count() int64 { return w.count }
+
+// Position returns the logical file position: bytes taken by the sink plus
+// bytes still buffered.
+func (w *Writer) Position() int64 { return w.flushed + int64(len(w.out)) }
+
+// Buffered returns the bytes produced but not yet taken by the sink; they
+// start at file position Position()-len(Buffered()). The slice is valid until
+// the next call on w.
+func (w *Writer) Buffered() []byte { return w.out }
+
+// Add appends key with a payload: flags is the 4-bit payload flag nibble
+// stored in the node header, payload the bytes written right after the node
+// (copied). key must be strictly greater than the previous key.
+func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
+	if w.done {
+		return ErrFinished
+	}
+	common := 0
+	if w.hasPrev {
+		common = commonPrefix(w.prevKey, key)
+		if common == len(key) || (common < len(w.prevKey) && key[common] < w.prevKey[common]) {
+			return &KeyOrderError{
+				Prev:  bytes.Clone(w.prevKey),
+				Key:   bytes.Clone(key),
+				Equal: common == len(key) && common == len(w.prevKey),
+			}
+		}
+	}
+	if len(w.out) >= flushThreshold {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+
+	// Nodes below the common prefix are finished: complete them deepest
+	// first, which may lay out (write) branches that filled a page.
+	for len(w.stack) > common+1 {
+		top := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.complete(top)
+	}
+	parent := w.stack[len(w.stack)-1]
+	for _, b := range key[common:] {
+		child := w.newNode(b)
+		p := &w.nodes[parent] // re-take: newNode may grow the arena
+		p.children = append(p.children, child)
+		w.stack = append(w.stack, child)
+		parent = child
+	}
+	leaf := &w.nodes[parent]
+	leaf.hasPayload = true
+	leaf.flags = flags
+	leaf.payload = append(leaf.payload[:0], payload...)
+
+	w.prevKey = key
+	w.hasPrev = true
+	w.count++
+	return nil
+}
+
+// commonPrefix returns the length of the common prefix of a and b, comparing
+// eight bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// Complete finishes the trie, writes everything that is left and returns the
+// root position. Calling it again returns the same position (retrying a
+// failed flush). After Complete, Add and MakePartialRoot return ErrFinished;
+// Write may append trailer bytes.
+func (w *Writer) Complete() (int64, error) {
+	if !w.done {
+		w.performCompletion()
+		w.done = true
+		w.prevKey = nil
+	}
+	if err := w.Flush(); err != nil {
+		return w.rootPos, err
+	}
+	return w.rootPos, nil
+}
+
+// Write appends raw bytes (a file trailer such as the partition index
+// footer) after the completed trie. They are buffered like node bytes.
+func (w *Writer) Write(p []byte) (int, error) {
+	if !w.done {
+		return 0, errors.New("trie: Write before Complete")
+	}
+	w.out = append(w.out, p...)
+	return len(p), nil
+}
+
+// Flush hands all buffered bytes to the sink. On error the bytes the sink did
+// not take stay buffered for the next attempt.
+func (w *Writer) Flush() error {
+	if len(w.out) == 0 {
+		return nil
+	}
+	n, err := w.sink.Write(w.out)
+	if n < 0 || n > len(w.out) {
+		n = 0
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	w.flushed += int64(n)
+	rest := copy(w.out, w.out[n:])
+	w.out = w.out[:rest]
+	if err == nil && rest > 0 {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("trie: writing at offset %d: %w", w.flushed, err)
+	}
+	return nil
+}
+
+// PartialRoot is a readable view of a trie that is still being written, as
+// Cassandra's early open uses: nodes below Cutoff are in the file, everything
+// not yet written is in Tail, which logically starts at Cutoff (the file
+// position rounded up to a page). Root is the view's root, the last node of
+// Tail; Count the number of keys in the view.
+type PartialRoot struct {
+	Root   int64
+	Cutoff int64
+	Count  int64
+	Tail   []byte
+}
+
+// MakePartialRoot serializes every unwritten node into a fresh tail buffer,
+// children before parents, ignoring pages. Like Cassandra's makePartialRoot
+// it updates the size estimates of pending nodes that already have written
+// children or descendants; that changes later layout decisions, so a writer
+// matches Cassandra's file only if it takes partial roots after the same keys.
+func (w *Writer) MakePartialRoot() (PartialRoot, error) {
+	if w.done {
+		return PartialRoot{}, ErrFinished
+	}
+	cutoff := w.paddedPosition()
+	var tail []byte
+	root := w.writePartial(w.stack[0], &tail, cutoff)
+	return PartialRoot{Root: root, Cutoff: cutoff, Count: w.count, Tail: tail}, nil
+}
+
+// Page arithmetic on the logical position.
+
+func (w *Writer) bytesLeftInPage() int64 {
+	return w.pageSize - w.Position()%w.pageSize
+}
+
+func (w *Writer) paddedPosition() int64 {
+	p := w.Position()
+	return (p + w.pageSize - 1) / w.pageSize * w.pageSize
+}
+
+// pad writes zero bytes up to the next page boundary (nothing if aligned).
+func (w *Writer) pad() {
+	if r := w.Position() % w.pageSize; r != 0 {
+		n := int(w.pageSize - r)
+		w.out = slices.Grow(w.out, n)
+		w.out = w.out[:len(w.out)+n]
+		clear(w.out[len(w.out)-n:])
+	}
+}
