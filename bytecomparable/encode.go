@@ -1,0 +1,162 @@
+package bytecomparable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// Byte values with a fixed meaning in the encoding (Cassandra's ByteSource).
+// Separators and terminators all lie in MinSeparator..MaxSeparator, so they
+// sort below the FE/FF that continue an escaped zero run and above the 00 that
+// starts one.
+const (
+	Escape       = 0x00 // ends an escaped string; starts the escape of a zero run
+	Escaped0Cont = 0xFE // one more zero in the run, or the run reached the end of the input
+	Escaped0Done = 0xFF // the zero run is over and a non-zero byte follows
+
+	MinSeparator = 0x10
+	MaxSeparator = 0xEF
+
+	NextComponent              = 0x40 // before each non-null component
+	NextComponentEmpty         = 0x3F // an empty value whose type treats empty as null (unused for keys)
+	NextComponentEmptyReversed = 0x41 // the same for reversed types (unused for keys)
+	NextComponentNull          = 0x3E // a null component (unused for decorated keys)
+	MinNextComponent           = 0x3C // reserved range, never a terminator
+	MaxNextComponent           = 0x44
+
+	Terminator        = 0x38 // ends a full decorated key
+	LtNextComponent   = 0x20 // ends a bound that sorts before everything with its prefix
+	GtNextComponent   = 0x60 // ends a bound that sorts after everything with its prefix
+	LtLtNextComponent = 0x1F // artificial bounds (unused here)
+	GtGtNextComponent = 0x61
+	Excluded          = 0x18 // static rows (unused here)
+)
+
+// AppendEscaped appends the OSS50 escaped form of b (a variable-length
+// component: partition key bytes, or a ByteOrdered token) to dst.
+//
+// Zero runs are the only bytes that change, so the loop copies the stretches
+// between zeros in bulk with bytes.IndexByte.
+func AppendEscaped(dst, b []byte) []byte {
+	// The output is len(b)+1 bytes plus one FF per zero run followed by data;
+	// growing once for the common case keeps append from reallocating twice.
+	dst = slices.Grow(dst, len(b)+1)
+	for {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			dst = append(dst, b...)
+			return append(dst, Escape)
+		}
+		// Non-zero bytes, then the first zero of the run as-is: it is the escape.
+		dst = append(dst, b[:i+1]...)
+		b = b[i+1:]
+		n := 0
+		for n < len(b) && b[n] == 0 {
+			n++
+		}
+		for range n {
+			dst = append(dst, Escaped0Cont)
+		}
+		b = b[n:]
+		if len(b) == 0 {
+			// The input ends inside the run. OSS50 ends it with one more FE
+			// and no 00 (LEGACY would add a 00), so that "x 00" < "x 00 00".
+			return append(dst, Escaped0Cont)
+		}
+		dst = append(dst, Escaped0Done)
+	}
+}
+
+// AppendInt64 appends the 8-byte fixed-length encoding of v: big-endian with
+// the sign bit flipped, so unsigned byte order equals signed numeric order.
+func AppendInt64(dst []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint64(dst, uint64(v)^(1<<63))
+}
+
+// AppendLongTokenKey appends the decorated key of a Murmur3 (LongToken)
+// partition: 40 <AppendInt64(token)> 40 <AppendEscaped(key)> 38.
+func AppendLongTokenKey(dst []byte, token int64, key []byte) []byte {
+	dst = slices.Grow(dst, 12+len(key))
+	dst = append(dst, NextComponent)
+	dst = AppendInt64(dst, token)
+	dst = append(dst, NextComponent)
+	dst = AppendEscaped(dst, key)
+	return append(dst, Terminator)
+}
+
+// AppendBytesTokenKey appends the decorated key of a ByteOrdered partition,
+// whose token is the key itself: 40 <escaped key> 40 <escaped key> 38.
+func AppendBytesTokenKey(dst []byte, key []byte) []byte {
+	dst = slices.Grow(dst, 5+2*len(key))
+	dst = append(dst, NextComponent)
+	dst = AppendEscaped(dst, key)
+	dst = append(dst, NextComponent)
+	dst = AppendEscaped(dst, key)
+	return append(dst, Terminator)
+}
+
+// AppendLongTokenBound appends the bound of a Murmur3 token:
+// 40 <AppendInt64(token)> 20 (min, before every key with this token) or
+// ... 60 (max, after every key with this token). Readers pass bounds to
+// range lookups; the index never stores them.
+func AppendLongTokenBound(dst []byte, token int64, max bool) []byte {
+	dst = append(dst, NextComponent)
+	dst = AppendInt64(dst, token)
+	return append(dst, boundTerminator(max))
+}
+
+// AppendBytesTokenBound appends the bound of a ByteOrdered token:
+// 40 <escaped token> 20 (min) or 60 (max).
+func AppendBytesTokenBound(dst, token []byte, max bool) []byte {
+	dst = append(dst, NextComponent)
+	dst = AppendEscaped(dst, token)
+	return append(dst, boundTerminator(max))
+}
+
+func boundTerminator(max bool) byte {
+	if max {
+		return GtNextComponent
+	}
+	return LtNextComponent
+}
+
+// DiffPoint returns Cassandra's ByteComparable.diffPoint of two encoded
+// strings: 1 + the length of their common prefix. It is 1-based because
+// Cassandra walks both streams and counts the position at which they first
+// differ, where running off the end (EOS) counts as a difference only when
+// the other stream still has a byte. Consequences:
+//
+//	DiffPoint(a, b) == k+1 when a[:k] == b[:k] and a[k] != b[k]
+//	DiffPoint(x, x) == len(x)+1
+//	DiffPoint("40 61 00 ...", "40 61 62 ...") == 3 (BOP "a" vs "ab")
+//
+// For two different prefix-free encodings it is the length of the shortest
+// prefix of either that is not a prefix of the other, which is how the
+// partition index chooses how much of a key to store.
+func DiffPoint(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	// Eight bytes at a time: the lowest set bit of the little-endian XOR is
+	// in the first differing byte.
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8 + 1
+		}
+	}
+	for ; i < n; i++ {
+		if a[i] != b[i] {
+			break
+		}
+	}
+	return i + 1
+}
+
+// Cut returns the first n bytes of enc (all of it if n >= len(enc), none if
+// n <= 0), which is Cassandra's ByteSource.cut applied to an encoded key. It
+// is a plain re-slice and shares enc's memory.
+func Cut(enc []byte, n int) []byte {
+	return enc[:max(0, min(n, len(enc)))]
+}

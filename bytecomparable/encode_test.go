@@ -1,0 +1,370 @@
+package bytecomparable
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// h parses hex with optional spaces, for readable vectors.
+func h(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	require.NoError(t, err, s)
+	return b
+}
+
+func TestAppendEscapedVectors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		// bti-format.md §1.3 table.
+		{"", "00"},
+		{"61 62", "61 62 00"},
+		{"00", "00 FE"},
+		{"00 00", "00 FE FE"},
+		{"00 01", "00 FF 01 00"},
+		{"00 00 00 01", "00 FE FE FF 01 00"},
+		{"22 00 11", "22 00 FF 11 00"},
+		{"01 00 00 00", "01 00 FE FE FE"},
+		// Cassandra src/java/org/apache/cassandra/utils/bytecomparable/ByteComparable.md
+		// ("Variable-length byte comparables").
+		{"22 00", "22 00 FE"},
+		{"22 00 00 33", "22 00 FE FF 33 00"},
+		// Cassandra ByteSource.java, AbstractEscaper javadoc (OSS50 forms).
+		{"41 00 00 42", "41 00 FE FF 42 00"},
+		{"41 00 42 00", "41 00 FF 42 00 FE"},
+		{"41 00", "41 00 FE"},
+		{"41 42", "41 42 00"},
+	}
+	for _, c := range cases {
+		in := h(t, c.in)
+		got := AppendEscaped(nil, in)
+		assert.Equal(t, h(t, c.want), got, "AppendEscaped(%s)", c.in)
+
+		dec, n, err := DecodeEscaped(nil, got)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, len(got), n, c.in)
+		assert.Equal(t, in, append([]byte{}, dec...), c.in)
+	}
+}
+
+func TestAppendInt64Vectors(t *testing.T) {
+	// bti-format.md §1.2; ByteComparable.md ("long MIN_VALUE").
+	cases := []struct {
+		v    int64
+		want string
+	}{
+		{math.MinInt64, "00 00 00 00 00 00 00 00"},
+		{-1, "7F FF FF FF FF FF FF FF"},
+		{0, "80 00 00 00 00 00 00 00"},
+		{1, "80 00 00 00 00 00 00 01"},
+		{math.MaxInt64, "FF FF FF FF FF FF FF FF"},
+	}
+	for _, c := range cases {
+		assert.Equal(t, h(t, c.want), AppendInt64(nil, c.v), "%d", c.v)
+	}
+}
+
+// TestWorkedExamples covers every example of bti-format.md §1.9.
+func TestWorkedExamples(t *testing.T) {
+	// Example 1: LongToken(1), key 00 01.
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
+		AppendLongTokenKey(nil, 1, []byte{0, 1}))
+	// ... with the real Murmur3 token of 00 01.
+	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
+		AppendLongTokenKey(nil, 8985795910368437836, []byte{0, 1}))
+	// Example 2 and the other ByteOrdered examples.
+	bop := []struct{ key, want string }{
+		{"61 62", "40 61 62 00 40 61 62 00 38"},
+		{"61", "40 61 00 40 61 00 38"},
+		{"62", "40 62 00 40 62 00 38"},
+		{"61 00", "40 61 00 FE 40 61 00 FE 38"},
+		{"", "40 00 40 00 38"},
+	}
+	for _, c := range bop {
+		assert.Equal(t, h(t, c.want), AppendBytesTokenKey(nil, h(t, c.key)), "BOP %s", c.key)
+	}
+	// Example 3: CQL int 1 with its Murmur3 token.
+	assert.Equal(t, h(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
+		AppendLongTokenKey(nil, -4069959284402364209, []byte{0, 0, 0, 1}))
+	// The empty Murmur3 key has token MinInt64.
+	assert.Equal(t, h(t, "40 00 00 00 00 00 00 00 00 40 00 38"),
+		AppendLongTokenKey(nil, math.MinInt64, nil))
+	// Key bounds of Murmur3 token 1.
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 20"), AppendLongTokenBound(nil, 1, false))
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 60"), AppendLongTokenBound(nil, 1, true))
+
+	// diffPoint/cut examples (BOP).
+	a := AppendBytesTokenKey(nil, []byte("a"))
+	ab := AppendBytesTokenKey(nil, []byte("ab"))
+	b := AppendBytesTokenKey(nil, []byte("b"))
+	assert.Equal(t, 3, DiffPoint(a, ab))
+	assert.Equal(t, h(t, "40 61 00"), Cut(a, 3))
+	assert.Equal(t, 2, DiffPoint(ab, b))
+	assert.Equal(t, h(t, "40 62"), Cut(b, 2))
+}
+
+func TestBoundsOrder(t *testing.T) {
+	// A token's min bound sorts before, its max bound after, every key with
+	// that token (including the empty key), and both sort between the keys of
+	// the neighbouring tokens.
+	for _, tok := range []int64{math.MinInt64, -1, 0, 1, math.MaxInt64} {
+		lo := AppendLongTokenBound(nil, tok, false)
+		hi := AppendLongTokenBound(nil, tok, true)
+		for _, key := range [][]byte{nil, {0}, {0xFF, 0xFF}, []byte("key")} {
+			k := AppendLongTokenKey(nil, tok, key)
+			assert.Negative(t, bytes.Compare(lo, k))
+			assert.Positive(t, bytes.Compare(hi, k))
+			if tok != math.MaxInt64 {
+				assert.Negative(t, bytes.Compare(hi, AppendLongTokenKey(nil, tok+1, key)))
+			}
+		}
+	}
+	for _, tok := range [][]byte{nil, {0}, {0, 0}, []byte("a"), []byte("ab")} {
+		lo := AppendBytesTokenBound(nil, tok, false)
+		hi := AppendBytesTokenBound(nil, tok, true)
+		k := AppendBytesTokenKey(nil, tok)
+		assert.Negative(t, bytes.Compare(lo, k), "%x", tok)
+		assert.Positive(t, bytes.Compare(hi, k), "%x", tok)
+		// The next token (tok + 00) sorts after the max bound.
+		next := AppendBytesTokenKey(nil, append(append([]byte{}, tok...), 0))
+		assert.Negative(t, bytes.Compare(hi, next), "%x", tok)
+	}
+}
+
+func naiveDiffPoint(a, b []byte) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i + 1
+}
+
+func TestDiffPoint(t *testing.T) {
+	assert.Equal(t, 1, DiffPoint(nil, nil), "two empty streams differ at position 1 (both EOS)")
+	assert.Equal(t, 1, DiffPoint([]byte{1}, nil))
+	assert.Equal(t, 4, DiffPoint([]byte{1, 2, 3}, []byte{1, 2, 3}), "equal: len+1")
+	assert.Equal(t, 3, DiffPoint([]byte{1, 2}, []byte{1, 2, 3}), "prefix: len+1")
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		n := rng.IntN(40)
+		if rng.IntN(50) == 0 {
+			n = rng.IntN(5000)
+		}
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte(rng.IntN(3))
+		}
+		b := append([]byte{}, a...)
+		switch rng.IntN(3) {
+		case 0: // flip one byte
+			if n > 0 {
+				b[rng.IntN(n)] ^= byte(1 + rng.IntN(255))
+			}
+		case 1: // truncate
+			b = b[:rng.IntN(n+1)]
+		}
+		require.Equal(t, naiveDiffPoint(a, b), DiffPoint(a, b), "%x / %x", a, b)
+		require.Equal(t, naiveDiffPoint(b, a), DiffPoint(b, a))
+	}
+	// Every position of the first difference inside and around the 8-byte
+	// words.
+	for n := range 20 {
+		a := bytes.Repeat([]byte{0xAA}, 20)
+		b := append([]byte{}, a...)
+		if n < 20 {
+			b[n] = 0xAB
+		}
+		assert.Equal(t, n+1, DiffPoint(a, b), n)
+	}
+}
+
+func TestCut(t *testing.T) {
+	enc := []byte{1, 2, 3}
+	assert.Empty(t, Cut(enc, 0))
+	assert.Empty(t, Cut(enc, -1))
+	assert.Equal(t, []byte{1, 2}, Cut(enc, 2))
+	assert.Equal(t, enc, Cut(enc, 3))
+	assert.Equal(t, enc, Cut(enc, 99))
+}
+
+// randKey draws keys rich in the bytes the escaping treats specially.
+func randKey(rng *rand.Rand) []byte {
+	var n int
+	switch r := rng.IntN(1000); {
+	case r < 3:
+		n = 60000 + rng.IntN(10001) // long keys, a few times
+	case r < 100:
+		n = 0
+	default:
+		n = rng.IntN(12)
+	}
+	k := make([]byte, n)
+	alphabet := rng.IntN(3)
+	for i := range k {
+		switch alphabet {
+		case 0:
+			k[i] = []byte{0x00, 0x01, 0xFE, 0xFF}[rng.IntN(4)]
+		case 1:
+			k[i] = []byte{0x00, 0xFF}[rng.IntN(2)]
+		default:
+			k[i] = byte(rng.Uint32())
+		}
+	}
+	return k
+}
+
+func sign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+func compareLongKeys(ta int64, a []byte, tb int64, b []byte) int {
+	if ta != tb {
+		if ta < tb {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(a, b)
+}
+
+func TestOrderAndRoundTripProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tokens := []int64{math.MinInt64, -1, 0, 1, math.MaxInt64}
+	for range 4000 {
+		ka, kb := randKey(rng), randKey(rng)
+		if rng.IntN(4) == 0 {
+			kb = append(append([]byte{}, ka...), randKey(rng)...) // prefix relation
+		}
+		ta := tokens[rng.IntN(len(tokens))]
+		tb := ta // equal tokens half the time
+		if rng.IntN(2) == 0 {
+			tb = int64(rng.Uint64())
+		}
+
+		ea, eb := AppendLongTokenKey(nil, ta, ka), AppendLongTokenKey(nil, tb, kb)
+		require.Equal(t, compareLongKeys(ta, ka, tb, kb), sign(bytes.Compare(ea, eb)))
+		if !bytes.Equal(ea, eb) {
+			require.False(t, bytes.HasPrefix(eb, ea), "prefix-free")
+			require.False(t, bytes.HasPrefix(ea, eb), "prefix-free")
+		}
+		tok, key, err := DecodeLongTokenKey(nil, ea)
+		require.NoError(t, err)
+		require.Equal(t, ta, tok)
+		require.True(t, bytes.Equal(ka, key))
+
+		ba, bb := AppendBytesTokenKey(nil, ka), AppendBytesTokenKey(nil, kb)
+		require.Equal(t, bytes.Compare(ka, kb), sign(bytes.Compare(ba, bb)))
+		key, err = DecodeBytesTokenKey(nil, ba)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(ka, key))
+
+		require.Equal(t, naiveDiffPoint(ea, eb), DiffPoint(ea, eb))
+	}
+}
+
+// TestAppendKeepsPrefix checks that every Append function appends and every
+// decoder decodes after a non-empty dst without touching it.
+func TestAppendKeepsPrefix(t *testing.T) {
+	prefix := []byte("prefix")
+	key := []byte{0, 'k', 0, 0}
+	check := func(name string, f func(dst []byte) []byte) {
+		want := f(nil)
+		dst := append(make([]byte, 0, 64), prefix...)
+		got := f(dst)
+		assert.Equal(t, prefix, got[:len(prefix)], name)
+		assert.Equal(t, want, got[len(prefix):], name)
+	}
+	check("AppendEscaped", func(d []byte) []byte { return AppendEscaped(d, key) })
+	check("AppendInt64", func(d []byte) []byte { return AppendInt64(d, -5) })
+	check("AppendLongTokenKey", func(d []byte) []byte { return AppendLongTokenKey(d, 7, key) })
+	check("AppendBytesTokenKey", func(d []byte) []byte { return AppendBytesTokenKey(d, key) })
+	check("AppendLongTokenBound", func(d []byte) []byte { return AppendLongTokenBound(d, 7, true) })
+	check("AppendBytesTokenBound", func(d []byte) []byte { return AppendBytesTokenBound(d, key, false) })
+	check("AppendBigInt", func(d []byte) []byte { return AppendBigInt(d, []byte{0x7F, 1, 2, 3, 4, 5, 6, 7}) })
+	check("AppendBigIntTokenKey", func(d []byte) []byte { return AppendBigIntTokenKey(d, []byte{5}, key) })
+	check("AppendBigIntTokenBound", func(d []byte) []byte { return AppendBigIntTokenBound(d, []byte{5}, true) })
+
+	out, n, err := DecodeEscaped(append([]byte{}, prefix...), AppendEscaped(nil, key))
+	require.NoError(t, err)
+	assert.Equal(t, 6, n) // 00 FF 6B 00 FE FE
+	assert.Equal(t, append(append([]byte{}, prefix...), key...), out)
+	_, got, err := DecodeLongTokenKey(append([]byte{}, prefix...), AppendLongTokenKey(nil, 3, key))
+	require.NoError(t, err)
+	assert.Equal(t, append(append([]byte{}, prefix...), key...), got)
+	got, err = DecodeBytesTokenKey(append([]byte{}, prefix...), AppendBytesTokenKey(nil, key))
+	require.NoError(t, err)
+	assert.Equal(t, append(append([]byte{}, prefix...), key...), got)
+}
+
+func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	key := bytes.Repeat([]byte{0, 1, 2, 0, 0}, 20)
+	slot := make([]byte, 0, 1024)
+	other := AppendLongTokenKey(nil, 5, key[:50])
+	var sink int
+	for name, f := range map[string]func(){
+		"AppendLongTokenKey":  func() { slot = AppendLongTokenKey(slot[:0], 5, key) },
+		"AppendBytesTokenKey": func() { slot = AppendBytesTokenKey(slot[:0], key) },
+		"AppendBigIntTokenKey": func() {
+			slot = AppendBigIntTokenKey(slot[:0], []byte{0x7F, 1, 2, 3, 4, 5, 6, 7, 8}, key)
+		},
+		"AppendLongTokenBound": func() { slot = AppendLongTokenBound(slot[:0], 5, true) },
+		"DiffPoint":            func() { sink += DiffPoint(slot, other) },
+		"DecodeLongTokenKey": func() {
+			enc := AppendLongTokenKey(slot[:0], 5, key)
+			_, _, err := DecodeLongTokenKey(enc[len(enc):], enc)
+			if err != nil {
+				panic(err)
+			}
+		},
+	} {
+		assert.Zero(t, testing.AllocsPerRun(100, f), name)
+	}
+	_ = sink
+}
+
+func TestDecodeErrors(t *testing.T) {
+	bad := []struct{ name, enc string }{
+		{"empty", ""},
+		{"no end marker", "40 80 00 00 00 00 00 00 01 40 61 62"},
+		{"FF then end", "40 80 00 00 00 00 00 00 01 40 00 FF"},
+		{"FF then zero", "40 80 00 00 00 00 00 00 01 40 00 FF 00 FE 38"},
+		{"no terminator", "40 80 00 00 00 00 00 00 01 40 61 00"},
+		{"wrong terminator", "40 80 00 00 00 00 00 00 01 40 61 00 20"},
+		{"trailing", "40 80 00 00 00 00 00 00 01 40 61 00 38 00"},
+		{"short token", "40 80 00 40 61 00 38"},
+	}
+	for _, c := range bad {
+		_, _, err := DecodeLongTokenKey(nil, h(t, c.enc))
+		require.Error(t, err, c.name)
+		assert.ErrorIs(t, err, ErrMalformed, c.name)
+		var de *DecodeError
+		require.ErrorAs(t, err, &de, c.name)
+		assert.NotEmpty(t, de.Reason)
+	}
+	// The error points at the offending byte: here the missing terminator.
+	_, _, err := DecodeLongTokenKey(nil, h(t, "40 80 00 00 00 00 00 00 01 40 61 00 20"))
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, 12, de.Offset)
+
+	_, err = DecodeBytesTokenKey(nil, h(t, "40 61 00 40 62 00 38"))
+	assert.ErrorIs(t, err, ErrMalformed, "token differs from key")
+	_, err = DecodeBytesTokenKey(nil, h(t, "40 61 00 38"))
+	assert.ErrorIs(t, err, ErrMalformed, "one component only")
+}

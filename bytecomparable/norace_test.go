@@ -1,0 +1,5 @@
+//go:build !race
+
+package bytecomparable
+
+const raceEnabled = false

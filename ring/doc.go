@@ -1,0 +1,33 @@
+// Package ring holds the three encoded keys the partition index builder
+// needs, in three reusable byte buffers, without copying or allocating once
+// the buffers have grown to the longest key.
+//
+// # Why three slots are enough
+//
+// While the builder encodes key n it still needs exactly two older keys:
+//
+//	slot     holds      why it is live
+//	scratch  key n      being encoded (Scratch, then Commit)
+//	Current  key n-1    pending: its stored prefix length is
+//	                    max(diffPoint(n-2, n-1), diffPoint(n-1, n)), so it
+//	                    cannot go to the trie before key n is known
+//	Previous key n-2    last key handed to the trie writer; the writer
+//	                    compares the next key it is given against these bytes
+//
+// Key n-3 is referenced by nobody while key n is encoded, so its slot is the
+// scratch slot. Commit(key n) then rotates by index, never by copying:
+//
+//	before:  scratch=A (n)   Current=B (n-1)   Previous=C (n-2)
+//	after:   Current=A (n)   Previous=B (n-1)  Retained=C (n-2)
+//
+// Between Commit and the next Scratch the builder computes the diff points,
+// hands key n-1 to the trie writer, and the writer reads key n-2 (Retained)
+// until that call returns. The next Scratch hands out C: the 4th-oldest key
+// is never referenced again, so its bytes may be overwritten.
+//
+// Consequently Retained is valid only until the next Scratch, and a key held
+// by the trie writer must not be needed after its next Add returns. If the
+// caller encodes into Scratch but never commits (for example the new key is
+// out of order), Current and Previous are unchanged and the next Scratch
+// returns the same slot again.
+package ring

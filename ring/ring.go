@@ -1,0 +1,76 @@
+package ring
+
+// Ring rotates three byte buffers through the roles scratch/Retained,
+// Current and Previous (see the package documentation). The zero value is an
+// empty ring ready for use. A Ring is not safe for concurrent use.
+type Ring struct {
+	slots [3][]byte
+	cur   int // index of Current; Previous is cur+2 and scratch/Retained cur+1 (mod 3)
+	n     int // keys committed since the last Reset, at most 3
+	// scratched records that Scratch handed out the Retained slot, whose
+	// old bytes are then no longer guaranteed.
+	scratched bool
+}
+
+func (r *Ring) prev() int { return (r.cur + 2) % 3 }
+func (r *Ring) free() int { return (r.cur + 1) % 3 }
+
+// Scratch returns the free slot truncated to length 0 with its capacity
+// kept. Append the new key's encoding to it and pass the result to Commit.
+// Calling Scratch invalidates Retained.
+func (r *Ring) Scratch() []byte {
+	r.scratched = true
+	return r.slots[r.free()][:0]
+}
+
+// Commit stores b (usually the slice returned by Scratch after appending,
+// possibly reallocated) as the new Current and rotates: the old Current
+// becomes Previous and the old Previous becomes Retained, whose slot is the
+// next Scratch. No bytes are copied. b must not alias Current or Previous.
+func (r *Ring) Commit(b []byte) {
+	f := r.free()
+	r.slots[f] = b
+	r.cur = f
+	r.scratched = false
+	if r.n < 3 {
+		r.n++
+	}
+}
+
+// Current returns the most recently committed key, or nil if there is none.
+func (r *Ring) Current() []byte {
+	if r.n < 1 {
+		return nil
+	}
+	return r.slots[r.cur]
+}
+
+// Previous returns the key committed before Current, or nil.
+func (r *Ring) Previous() []byte {
+	if r.n < 2 {
+		return nil
+	}
+	return r.slots[r.prev()]
+}
+
+// Retained returns the key committed before Previous, or nil if there is
+// none or if Scratch has been called since the last Commit (its slot is then
+// being overwritten).
+func (r *Ring) Retained() []byte {
+	if r.n < 3 || r.scratched {
+		return nil
+	}
+	return r.slots[r.free()]
+}
+
+// Len returns how many of Current, Previous and Retained hold keys (0 to 3),
+// ignoring whether Scratch has invalidated Retained.
+func (r *Ring) Len() int { return r.n }
+
+// Reset forgets all keys but keeps the buffers' capacity.
+func (r *Ring) Reset() {
+	for i := range r.slots {
+		r.slots[i] = r.slots[i][:0]
+	}
+	r.cur, r.n, r.scratched = 0, 0, false
+}
