@@ -1,0 +1,24 @@
+//go:build !unix
+
+package partitionindex
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Open reads the Partitions.db file at path into memory and opens it (this
+// platform has no mmap support here).
+func Open(path string, p partitioner.Partitioner) (*Index, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := NewIndex(data, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ix, nil
+}

@@ -1,0 +1,44 @@
+//go:build unix
+
+package partitionindex
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Open memory-maps the Partitions.db file at path and opens it. The mapping
+// is released when the index and every reader handle are closed.
+func Open(path string, p partitioner.Partitioner) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size < footerLength {
+		return nil, fmt.Errorf("%s: %w", path, &CorruptError{Offset: 0, Reason: fmt.Sprintf("file is %d bytes, too short for the %d-byte footer", size, footerLength)})
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("%s: file of %d bytes is too large to map", path, size)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("%s: mmap: %w", path, err)
+	}
+	ix, err := NewIndex(data, p)
+	if err != nil {
+		_ = unix.Munmap(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ix.release = func() error { return unix.Munmap(data) }
+	return ix, nil
+}
