@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/RoaringBitmap/roaring v1.9.4
+	github.com/google/btree v1.1.3
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.50.0
 )

@@ -77,7 +77,7 @@ const maxKeyLength = math.MaxUint16
 // keys accepted so far. Bytes are handed to the sink in batches at the start
 // of a later call; a sink error is returned from that call and a retry writes
 // the rest. If Complete fails, calling Complete again retries the remaining
-// writes; AddEntry after Complete returns ErrFinished.
+// writes; AddEntry after Complete (failed or not) returns ErrFinished.
 type Builder struct {
 	opts Options
 	trie *trie.Writer
@@ -90,6 +90,12 @@ type Builder struct {
 	lastHash  byte
 	inTrie    bool // the pending key was added at Complete
 	completed bool // trie completed and footer buffered
+	// finishing is set by the first Complete call, failed or not. A
+	// Complete that failed may already have finished the trie (its final
+	// flush failed), so from then on only Complete may be called: AddEntry
+	// and BuildPartial return ErrFinished whichever write failed, instead
+	// of accepting a key the finished trie would then refuse forever.
+	finishing bool
 
 	keys    ring.Ring       // scratch path: encodings of the last keys
 	payload [9]byte         // scratch for one payload
@@ -121,6 +127,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.lastDiff = 0
 	b.inTrie = false
 	b.completed = false
+	b.finishing = false
 	b.keys.Reset()
 	b.lastRef = partitioner.Key{}
 	b.prevRef = partitioner.Key{}
@@ -147,7 +154,7 @@ func (b *Builder) Add(raw []byte, position int64) error {
 // complement of its Data.db position. Keys must come in strictly increasing
 // decorated-key order.
 func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
-	if b.completed || b.inTrie {
+	if b.finishing {
 		return ErrFinished
 	}
 	if err := b.checkEntry(key, position); err != nil {
@@ -155,9 +162,9 @@ func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	}
 	var err error
 	if b.opts.Path == PathReference {
-		err = b.addReference(key)
+		err = b.addReference(key, position)
 	} else {
-		err = b.addScratch(key)
+		err = b.addScratch(key, position)
 	}
 	if err != nil {
 		return err
@@ -196,13 +203,15 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 // pending key as plain arrays, and hands the trie the pending key's prefix as
 // a sub-slice of its slot. The ring is rotated only once everything
 // succeeded, so a failure leaves it untouched.
-func (b *Builder) addScratch(key partitioner.Key) error {
+func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 	enc := key.AppendComparable(b.keys.Scratch())
 	if b.hasLast {
 		prev := b.keys.Current()
 		diff := bytecomparable.DiffPoint(prev, enc)
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
-			return b.orderError(b.decodeRaw(prev), key, b.lastPos)
+			// The error carries the refused key's own position (not the
+			// pending key's lastPos), as KeyError.Pos documents.
+			return b.orderError(b.decodeRaw(prev), key, position)
 		}
 		cut := min(max(diff, b.lastDiff), len(prev))
 		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
@@ -216,13 +225,13 @@ func (b *Builder) addScratch(key partitioner.Key) error {
 }
 
 // addReference does the same job allocating fresh encodings for every use.
-func (b *Builder) addReference(key partitioner.Key) error {
+func (b *Builder) addReference(key partitioner.Key, position int64) error {
 	if b.hasLast {
 		prevEnc := b.lastRef.AppendComparable(nil)
 		enc := key.AppendComparable(nil)
 		diff := naiveDiffPoint(prevEnc, enc)
 		if diff > len(enc) || enc[diff-1] < prevEnc[diff-1] {
-			return b.orderError(b.lastRef.Raw, key, b.lastPos)
+			return b.orderError(b.lastRef.Raw, key, position)
 		}
 		prefix := b.lastRef.AppendComparable(nil) // encoded again, as the cut does
 		prefix = prefix[:min(max(diff, b.lastDiff), len(prefix))]
@@ -289,6 +298,7 @@ func (b *Builder) lastTrieRaw() []byte {
 // An empty index stores two zero lengths. It returns the root position. On a
 // write error, calling Complete again retries.
 func (b *Builder) Complete() (root int64, err error) {
+	b.finishing = true
 	b.partial.consumer = nil // a pending early-open view never fires now
 	if b.hasLast && !b.inTrie {
 		var enc []byte

@@ -3,6 +3,8 @@ package partitionindex
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bti-go/bti/trie"
 )
 
 var (
@@ -56,6 +58,7 @@ func (e *KeyError) Unwrap() error { return e.Err }
 type CorruptError struct {
 	Offset int64
 	Reason string
+	err    error // the trie's *trie.CorruptError this one stands for, if any
 }
 
 func (e *CorruptError) Error() string {
@@ -63,3 +66,18 @@ func (e *CorruptError) Error() string {
 }
 
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Unwrap returns the trie error a lookup met, so errors.Is(err,
+// trie.ErrCorrupt) holds as well.
+func (e *CorruptError) Unwrap() error { return e.err }
+
+// fromTrie reports the trie's corruption errors as this package's
+// *CorruptError, so that a caller matches one sentinel, ErrCorrupt, whatever
+// layer found the bad bytes. Other errors (and nil) pass through.
+func fromTrie(err error) error {
+	var te *trie.CorruptError
+	if errors.As(err, &te) {
+		return &CorruptError{Offset: te.Offset, Reason: te.Reason, err: err}
+	}
+	return err
+}

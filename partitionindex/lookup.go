@@ -60,7 +60,7 @@ func (r *Reader) encode(key partitioner.Key) ([]byte, error) {
 func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err error) {
 	flags, b, err := r.t.Payload(node)
 	if err != nil {
-		return 0, false, 0, err
+		return 0, false, 0, fromTrie(err)
 	}
 	hash, hasHash, pos, ok := decodePayload(flags, b)
 	if !ok {
@@ -79,7 +79,7 @@ func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
 	}
 	node, found, err := r.walker.Exact(enc)
 	if err != nil || !found {
-		return 0, false, err
+		return 0, false, fromTrie(err)
 	}
 	hash, hasHash, pos, err := r.payload(node)
 	if err != nil {
@@ -102,7 +102,7 @@ func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, 
 	}
 	atKey, greater, err := r.walker.Ceiling(enc)
 	if err != nil {
-		return 0, false, err
+		return 0, false, fromTrie(err)
 	}
 	return r.confirm(key, atKey, greater, keyAt, +1)
 }
@@ -116,7 +116,7 @@ func (r *Reader) Floor(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, er
 	}
 	atKey, lesser, err := r.walker.Floor(enc)
 	if err != nil {
-		return 0, false, err
+		return 0, false, fromTrie(err)
 	}
 	return r.confirm(key, atKey, lesser, keyAt, -1)
 }
@@ -171,11 +171,11 @@ func (r *Reader) Last() (int64, bool, error) {
 
 func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 	if err != nil || node < 0 {
-		return 0, false, err
+		return 0, false, fromTrie(err)
 	}
 	flags, _, err := r.t.Payload(node)
 	if err != nil || flags == 0 {
-		return 0, false, err // an empty index: the root has no payload
+		return 0, false, fromTrie(err) // flags 0: an empty index, the root has no payload
 	}
 	_, _, pos, err := r.payload(node)
 	if err != nil {
@@ -249,7 +249,7 @@ func (it *Iterator) Err() error {
 	if it.err != nil {
 		return it.err
 	}
-	return it.it.Err()
+	return fromTrie(it.it.Err())
 }
 
 // ReverseIterator yields index positions in descending key order.
@@ -290,5 +290,5 @@ func (it *ReverseIterator) Err() error {
 	if it.err != nil {
 		return it.err
 	}
-	return it.it.Err()
+	return fromTrie(it.it.Err())
 }

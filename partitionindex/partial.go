@@ -59,7 +59,7 @@ type partialState struct {
 // decisions exactly as in Cassandra, so the final file depends on when views
 // were taken.
 func (b *Builder) BuildPartial(rowIndexEnd, dataEnd int64, ready func(*PartialIndex)) (bool, error) {
-	if b.completed || b.inTrie {
+	if b.finishing {
 		return false, ErrFinished
 	}
 	if b.trie.Count() == b.partial.trieCount {

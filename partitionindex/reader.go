@@ -63,7 +63,7 @@ func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error
 	}
 	t, err := trie.New(src, v.root)
 	if err != nil {
-		return nil, &CorruptError{Offset: v.root, Reason: fmt.Sprintf("root node: %v", err)}
+		return nil, &CorruptError{Offset: v.root, Reason: fmt.Sprintf("root node: %v", err), err: err}
 	}
 	return &Index{part: p, trie: t, v: v}, nil
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/RoaringBitmap/roaring"
 )
 
-// PageSize is the page Cassandra's page-aware writer packs nodes into.
-const PageSize = 4096
-
 // maxIndent caps the indentation of Dump; deeper lines carry their depth.
 const maxIndent = 32
 
@@ -113,7 +110,7 @@ func (d *dumper) emit(depth int, tb int, parent int64) error {
 	pos := d.nv.pos
 	if tb >= 0 {
 		line = appendHexByte(line, byte(tb))
-		if parent/PageSize == pos/PageSize {
+		if parent/DefaultPageSize == pos/DefaultPageSize {
 			line = append(line, " -> "...)
 		} else {
 			line = append(line, " => "...)
@@ -190,7 +187,7 @@ func (t *Trie) Stats() (NodeStats, error) {
 		// Positions fall along a path, so a page, once left, is never
 		// entered again: distinct pages = page changes + 1.
 		pages := top.pages
-		if c/PageSize != nv.pos/PageSize {
+		if c/DefaultPageSize != nv.pos/DefaultPageSize {
 			pages++
 		}
 		if err := nv.load(&t.src, c); err != nil {
@@ -210,7 +207,7 @@ func (t *Trie) PathPages(key []byte, pages *roaring.Bitmap) error {
 		return err
 	}
 	for k := 0; ; k++ {
-		pages.Add(uint32(nv.pos / PageSize))
+		pages.Add(uint32(nv.pos / DefaultPageSize))
 		i := nv.search(keyByte(key, k))
 		if i < 0 {
 			return nil

@@ -263,32 +263,32 @@ func (m model) isLeaf(i int) bool {
 // stop returns the entry index of the node a follow of q stops at, if that
 // node carries an entry and (q was consumed there or it is a leaf); else -1.
 func (m model) stop(q []byte) int {
-	// The follow stops at the longest prefix of q that is a path. An entry
-	// there is the longest entry that is a prefix of q, provided no entry
-	// extends a longer prefix of q.
-	best := -1
-	for i, k := range m.keys {
-		if bytes.HasPrefix(q, k) {
-			best = i
+	// The follow stops at q[:L], the longest prefix of q that some key
+	// starts with; the keys sharing most with q are q's sorted neighbours.
+	i := sort.Search(len(m.keys), func(i int) bool { return bytes.Compare(m.keys[i], q) >= 0 })
+	l := 0
+	for _, j := range []int{i - 1, i} {
+		if j >= 0 && j < len(m.keys) {
+			l = max(l, lcp(m.keys[j], q))
 		}
 	}
-	if best < 0 {
+	p := q[:l]
+	e := sort.Search(len(m.keys), func(i int) bool { return bytes.Compare(m.keys[i], p) >= 0 })
+	if e >= len(m.keys) || !bytes.Equal(m.keys[e], p) {
 		return -1
 	}
-	k := m.keys[best]
-	if len(k) == len(q) {
-		return best
-	}
-	// Is there a longer path along q? Any entry sharing len(k)+1 bytes with q.
-	for _, e := range m.keys {
-		if len(e) > len(k) && bytes.HasPrefix(e, q[:len(k)+1]) {
-			return -1
-		}
-	}
-	if m.isLeaf(best) {
-		return best
+	if l == len(q) || m.isLeaf(e) {
+		return e
 	}
 	return -1
+}
+
+func lcp(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func (m model) exact(q []byte) int64 {
@@ -319,7 +319,8 @@ func (m model) floorAt(q []byte) int64 {
 
 func (m model) floor(q []byte) (int64, int64) {
 	l := int64(-1)
-	for i := len(m.keys) - 1; i >= 0; i-- {
+	i := sort.Search(len(m.keys), func(i int) bool { return bytes.Compare(m.keys[i], q) >= 0 })
+	for i--; i >= 0; i-- {
 		if bytes.Compare(m.keys[i], q) < 0 && !bytes.HasPrefix(q, m.keys[i]) {
 			l = m.nodes[i]
 			break
@@ -358,7 +359,10 @@ func (m model) reverse(start, end []byte, admit bool) []int64 {
 	if admit && start != nil && end == nil && len(f) == 1 && f[0] == m.floorAt(start) {
 		f = nil
 	}
-	out := make([]int64, len(f))
+	var out []int64
+	for range f {
+		out = append(out, 0)
+	}
 	for i, n := range f {
 		out[len(f)-1-i] = n
 	}

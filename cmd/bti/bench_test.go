@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tiny are bench settings that finish in well under a second per benchmark.
+var tiny = []string{"--forks", "0", "--warmup", "0", "--iterations", "1", "--iter-time", "10ms"}
+
+type benchJSON struct {
+	Benchmark       string            `json:"benchmark"`
+	Params          map[string]string `json:"params"`
+	NsPerOp         *float64          `json:"ns_per_op"`
+	NsPerOpError    *float64          `json:"ns_per_op_error"`
+	AllocBytesPerOp *float64          `json:"alloc_bytes_per_op"`
+	AllocsPerOp     *float64          `json:"allocs_per_op"`
+	Forks           int               `json:"forks"`
+}
+
+// parseBenchJSON checks the output is one JSON array with the required
+// fields, and returns it.
+func parseBenchJSON(t *testing.T, out string) []benchJSON {
+	t.Helper()
+	var raw []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	for _, o := range raw {
+		for _, f := range []string{"benchmark", "params", "ns_per_op", "ns_per_op_error", "alloc_bytes_per_op", "allocs_per_op"} {
+			require.Contains(t, o, f)
+		}
+	}
+	var rs []benchJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &rs))
+	for _, r := range rs {
+		require.NotNil(t, r.NsPerOp)
+		require.Positive(t, *r.NsPerOp, r.Benchmark)
+		require.Contains(t, r.Params, "threads")
+		require.Contains(t, r.Params, "keys")
+	}
+	return rs
+}
+
+func TestBenchJSONOnInput(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	r := bti(append([]string{"bench", "--in", c.keys, "--format", "json"}, tiny...)...)
+	requireCode(t, 0, r)
+	rs := parseBenchJSON(t, r.stdout)
+
+	count := map[string]int{}
+	for _, b := range rs {
+		count[b.Benchmark]++
+		assert.Equal(t, "1000", b.Params["keys"])
+		if b.Benchmark == "build" {
+			assert.Contains(t, []string{"scratch", "reference"}, b.Params["path"])
+			assert.Equal(t, "1", b.Params["threads"])
+		}
+	}
+	threads := 1
+	if runtime.GOMAXPROCS(0) > 1 {
+		threads = 2 // threads=1 and threads=GOMAXPROCS
+	}
+	assert.Equal(t, map[string]int{"build": 2, "lookup-hit": threads, "lookup-miss": threads, "ceiling": threads, "binary-search-hit": threads}, count)
+}
+
+func TestBenchFormats(t *testing.T) {
+	c := smallGolden(t, "murmur3-10-int32")
+	for _, f := range []string{"text", "csv", "benchfmt"} {
+		r := bti(append([]string{"bench", "--benchmark", "build", "--in", c.keys, "--format", f}, tiny...)...)
+		requireCode(t, 0, r, f)
+		assert.Contains(t, strings.ToLower(r.stdout), "build", f)
+	}
+	r := bti(append([]string{"bench", "--compare", "--rounds", "1", "--in", c.keys}, tiny...)...)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "reference")
+	assert.Contains(t, r.stdout, "scratch")
+}
+
+// TestBenchBuiltIn runs the built-in sets (small size, a small lookup set).
+func TestBenchBuiltIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 1.2 MB... 67 MB of keys; skipped under -short")
+	}
+	r := bti(append([]string{"bench", "--size", "small", "--lookup-keys", "2000", "--format", "json", "--iter-time", "2ms"}, tiny[:6]...)...)
+	requireCode(t, 0, r)
+	rs := parseBenchJSON(t, r.stdout)
+	var prefixes []string
+	for _, b := range rs {
+		if b.Benchmark == "build" && b.Params["set"] == "byteordered-blob" && b.Params["path"] == "scratch" {
+			prefixes = append(prefixes, b.Params["prefix"])
+			assert.Equal(t, "16384", b.Params["keys"])
+		}
+	}
+	assert.Equal(t, []string{"0", "64", "4096"}, prefixes)
+}
+
+func TestBenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.tsv")
+	writeFile(t, keys, "00\t1\nzz\t2\n")
+	r := bti(append([]string{"bench", "--in", keys, "--partitioner", "byteordered"}, tiny...)...)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "line 2: key is not hex")
+
+	writeFile(t, keys, "")
+	r = bti(append([]string{"bench", "--in", keys}, tiny...)...)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "no keys to benchmark")
+}
+
+// TestBenchForks runs the real binary so the fork children (re-executions
+// with JMHSTYLE_FORK set) go through main's MaybeRunFork hook.
+func TestBenchForks(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	bin := filepath.Join(t.TempDir(), "bti")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	cmd := exec.Command(bin, "bench", "--benchmark", "lookup", "--forks", "1", "--warmup", "0", "--iterations", "2",
+		"--iter-time", "10ms", "--in", c.keys, "--format", "json")
+	var stderr []byte
+	stdout, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = ee.Stderr
+	}
+	require.NoError(t, err, "stderr: %s", stderr)
+	rs := parseBenchJSON(t, string(stdout))
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		assert.Equal(t, 1, r.Forks, r.Benchmark)
+	}
+
+	cmd = exec.Command(bin, "bench", "--compare", "--forks", "1", "--warmup", "0", "--iterations", "1", "--rounds", "2",
+		"--iter-time", "10ms", "--in", c.keys)
+	stdout, err = cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(stdout), "scratch")
+}

@@ -1,0 +1,421 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+)
+
+const buildUsage = `usage: bti build --in keys.tsv --out Partitions.db [--partitioner P] [--path scratch|reference]
+                 [--partial-at N,M,...] [--stats text|json]
+
+Builds the partition index of the keys in keys.tsv (or keys.tsv.bz2). The
+output file appears only when everything succeeded: it is written to a
+temporary file in the same directory, synced and renamed.
+
+--partial-at takes an early-open view right after the N-th key was added
+(counting from 1), as Cassandra's preemptive open does: buildPartial(0, 0),
+then flush and markDataSynced(0), markRowIndexSynced(0),
+markPartitionIndexSynced(bytes written). Each view must read back exactly the
+first N-1 keys at their positions, in order, and not key N; otherwise the
+build fails with exit status 1. A request the builder declines (no key reached
+the trie since the previous view, e.g. after key 1) is reported and skipped.
+Views change later layout decisions, so the file depends on them.
+
+--stats measures the build alone: keys.tsv is parsed and every key decorated
+(token and hash) before the clock starts; the time covers every AddEntry and
+Complete into a pre-grown in-memory buffer (and the partial views, if any);
+allocations are runtime.MemStats deltas over the same span.
+`
+
+func runBuild(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("build", buildUsage)
+	in := fs.String("in", "", "input keys.tsv or keys.tsv.bz2 (required)")
+	out := fs.String("out", "", "output Partitions.db (required)")
+	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
+	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
+	stats := fs.String("stats", "", "print build statistics: text or json")
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	if err := required(fs, "in", "out"); err != nil {
+		return err
+	}
+	p, err := parsePartitioner(*part)
+	if err != nil {
+		return err
+	}
+	path, err := partitionindex.ParsePath(*pathName)
+	if err != nil {
+		return usagef("--path %q: want scratch or reference", *pathName)
+	}
+	if *stats != "" {
+		if err := oneOf("stats", *stats, "text", "json"); err != nil {
+			return err
+		}
+	}
+	requests, err := parsePartialAt(*partialAt)
+	if err != nil {
+		return err
+	}
+
+	prog := newProgress(stderr)
+	ks, err := loadKeys(*in, p, prog)
+	if err != nil {
+		return err
+	}
+	if n := len(requests); n > 0 && requests[n-1] > len(ks.keys) {
+		return usagef("--partial-at %d: %s has only %d keys", requests[n-1], *in, len(ks.keys))
+	}
+
+	res, err := buildIndex(ks, partitionindex.Options{Partitioner: p, Path: path}, requests, prog)
+	if err != nil {
+		return err
+	}
+	for _, r := range res.partials {
+		if !r.accepted {
+			fmt.Fprintf(stderr, "bti build: early-open request after key %d declined (no key reached the trie since the previous view)\n", r.after)
+		}
+	}
+	if err := checkPartials(ks, res, stderr); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(*out, res.data); err != nil {
+		return err
+	}
+	switch *stats {
+	case "json":
+		return writeStatsJSON(stdout, res.stats(ks, path))
+	case "text":
+		return writeStatsText(stdout, res.stats(ks, path))
+	}
+	return nil
+}
+
+// parsePartialAt parses "N,M,..." into sorted, distinct key counts >= 1.
+func parsePartialAt(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, usagef("--partial-at: %q is not a key count >= 1", f)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// partialRequest is one early-open request and what came of it.
+type partialRequest struct {
+	after    int  // keys added before the request
+	accepted bool // BuildPartial took it
+	view     *partitionindex.PartialIndex
+	fileLen  int // bytes written to the file when the view became ready
+}
+
+// buildResult is one measured build.
+type buildResult struct {
+	data       []byte
+	root       int64
+	elapsed    time.Duration
+	allocBytes uint64
+	allocs     uint64
+	partials   []partialRequest
+}
+
+// buildIndex builds the index of ks into memory. Only the build is measured:
+// the keys are already parsed and decorated.
+func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *progress) (*buildResult, error) {
+	n := len(ks.keys)
+	var buf bytes.Buffer
+	buf.Grow(16*n + int(ks.raw/4) + 1<<17)
+	b := partitionindex.NewBuilder(&buf, opts)
+	res := &buildResult{partials: make([]partialRequest, len(requests))}
+	next := 0 // next request
+
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	for i, k := range ks.keys {
+		if err := b.AddEntry(k, ks.pos[i]); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", ks.name, lineOf(i), err)
+		}
+		for next < len(requests) && requests[next] == i+1 {
+			if err := takePartial(b, &buf, &res.partials[next], i+1); err != nil {
+				return nil, err
+			}
+			next++
+		}
+		if prog.enabled() && i&0xFFFF == 0 {
+			prog.update("building: %d/%d keys", i, n)
+		}
+	}
+	root, err := b.Complete()
+	if err != nil {
+		return nil, err
+	}
+	res.elapsed = time.Since(start)
+	runtime.ReadMemStats(&m1)
+	prog.done()
+	res.root = root
+	res.data = buf.Bytes()
+	res.allocBytes = m1.TotalAlloc - m0.TotalAlloc
+	res.allocs = m1.Mallocs - m0.Mallocs
+	return res, nil
+}
+
+// takePartial makes an early-open request as the golden cases did: the
+// three sync notifications follow at once, so an accepted view is ready
+// before the next key.
+func takePartial(b *partitionindex.Builder, buf *bytes.Buffer, r *partialRequest, after int) error {
+	r.after = after
+	ok, err := b.BuildPartial(0, 0, func(v *partitionindex.PartialIndex) {
+		r.view = v
+		r.fileLen = buf.Len()
+	})
+	if err != nil {
+		return fmt.Errorf("early-open request after key %d: %w", after, err)
+	}
+	r.accepted = ok
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	b.MarkDataSynced(0)
+	b.MarkRowIndexSynced(0)
+	b.MarkPartitionIndexSynced(b.Position())
+	if ok && r.view == nil {
+		return &checkFailed{fmt.Sprintf("early-open view after key %d was accepted but never became ready", after)}
+	}
+	return nil
+}
+
+// checkPartials checks every accepted view: it holds exactly the first
+// after-1 keys, each found at its position and listed in order by a scan,
+// and key number after is not found at its position.
+func checkPartials(ks *keySet, res *buildResult, stderr io.Writer) error {
+	failed := 0
+	for _, r := range res.partials {
+		if !r.accepted {
+			continue
+		}
+		if err := checkPartial(ks, res.data[:r.fileLen], r); err != nil {
+			var cf *checkFailed
+			if !errors.As(err, &cf) {
+				return err
+			}
+			fmt.Fprintf(stderr, "bti build: %v\n", err)
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &checkFailed{fmt.Sprintf("%d of %d early-open views failed their checks", failed, len(res.partials))}
+	}
+	return nil
+}
+
+func checkPartial(ks *keySet, file []byte, r partialRequest) error {
+	ix, err := r.view.NewIndex(file)
+	if err != nil {
+		return &checkFailed{fmt.Sprintf("view after key %d: %v", r.after, err)}
+	}
+	rd, err := ix.OpenReader()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	want := r.after - 1
+	if ix.Count() != int64(want) {
+		return &checkFailed{fmt.Sprintf("view after key %d holds %d keys, want %d", r.after, ix.Count(), want)}
+	}
+	if err := checkFooterKeys(ix, ks.keys[:want]); err != nil {
+		return &checkFailed{fmt.Sprintf("view after key %d: %v", r.after, err)}
+	}
+	for i := range want {
+		pos, ok, err := rd.Get(ks.keys[i])
+		if err != nil {
+			return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[i].Raw), lineOf(i), err)}
+		}
+		if !ok || pos != ks.pos[i] {
+			return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %s, want position %d", r.after, shortHex(ks.keys[i].Raw), lineOf(i), describeHit(pos, ok), ks.pos[i])}
+		}
+	}
+	if pos, ok, err := rd.Get(ks.keys[want]); err != nil {
+		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[want].Raw), lineOf(want), err)}
+	} else if ok && pos == ks.pos[want] {
+		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d) is found at %d but has not reached the trie", r.after, shortHex(ks.keys[want].Raw), lineOf(want), pos)}
+	}
+	return checkScan(rd, ks.pos[:want], fmt.Sprintf("view after key %d: ", r.after))
+}
+
+func describeHit(pos int64, ok bool) string {
+	if !ok {
+		return "not found"
+	}
+	return fmt.Sprintf("found at %d", pos)
+}
+
+// checkFooterKeys checks the index's count-independent footer keys against
+// the first and last of keys.
+func checkFooterKeys(ix *partitionindex.Index, keys []partitioner.Key) error {
+	var first, last []byte
+	if len(keys) > 0 {
+		first, last = keys[0].Raw, keys[len(keys)-1].Raw
+	}
+	if !bytes.Equal(ix.FirstKey(), first) {
+		return fmt.Errorf("first key is %s, want %s", shortHex(ix.FirstKey()), shortHex(first))
+	}
+	if !bytes.Equal(ix.LastKey(), last) {
+		return fmt.Errorf("last key is %s, want %s", shortHex(ix.LastKey()), shortHex(last))
+	}
+	return nil
+}
+
+// checkScan checks that a full forward scan yields exactly want, in order.
+func checkScan(rd *partitionindex.Reader, want []int64, what string) error {
+	it := rd.Scan(nil, nil)
+	i := 0
+	for it.Next() {
+		if i >= len(want) {
+			return &checkFailed{fmt.Sprintf("%sscan yields more than the %d expected positions (extra %d)", what, len(want), it.Pos())}
+		}
+		if it.Pos() != want[i] {
+			return &checkFailed{fmt.Sprintf("%sscan entry %d (line %d) is position %d, want %d", what, i, lineOf(i), it.Pos(), want[i])}
+		}
+		i++
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("%sscan: %w", what, err)
+	}
+	if i != len(want) {
+		return &checkFailed{fmt.Sprintf("%sscan yields %d positions, want %d", what, i, len(want))}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path so that path appears only complete:
+// a temporary file in the same directory is written, synced and renamed.
+// On any error the temporary file is removed.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Sync the directory so the rename itself is durable (best effort: not
+	// every platform can open a directory for syncing).
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// buildStats is what --stats prints.
+type buildStats struct {
+	Keys              int     `json:"keys"`
+	IndexBytes        int     `json:"index_bytes"`
+	Path              string  `json:"path"`
+	Partitioner       string  `json:"partitioner"`
+	Root              int64   `json:"root"`
+	BuildNs           int64   `json:"build_ns"`
+	BuildNsPerKey     float64 `json:"build_ns_per_key"`
+	AllocBytes        uint64  `json:"alloc_bytes"`
+	AllocBytesPerKey  float64 `json:"alloc_bytes_per_key"`
+	Allocs            uint64  `json:"allocs"`
+	AllocsPerKey      float64 `json:"allocs_per_key"`
+	IndexBytesPerKey  float64 `json:"index_bytes_per_key"`
+	PartialsRequested int     `json:"partials_requested"`
+	PartialsAccepted  int     `json:"partials_accepted"`
+}
+
+func (r *buildResult) stats(ks *keySet, path partitionindex.Path) buildStats {
+	n := len(ks.keys)
+	per := func(v float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return v / float64(n)
+	}
+	s := buildStats{
+		Keys: n, IndexBytes: len(r.data), Path: path.String(), Root: r.root,
+		BuildNs: r.elapsed.Nanoseconds(), BuildNsPerKey: per(float64(r.elapsed.Nanoseconds())),
+		AllocBytes: r.allocBytes, AllocBytesPerKey: per(float64(r.allocBytes)),
+		Allocs: r.allocs, AllocsPerKey: per(float64(r.allocs)),
+		IndexBytesPerKey:  per(float64(len(r.data))),
+		PartialsRequested: len(r.partials),
+	}
+	if n > 0 {
+		s.Partitioner = ks.keys[0].Partitioner.String()
+	}
+	for _, p := range r.partials {
+		if p.accepted {
+			s.PartialsAccepted++
+		}
+	}
+	return s
+}
+
+func writeStatsJSON(w io.Writer, s buildStats) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(s)
+}
+
+func writeStatsText(w io.Writer, s buildStats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "keys\t%d\n", s.Keys)
+	fmt.Fprintf(tw, "index bytes\t%d\t(%.2f B/key)\n", s.IndexBytes, s.IndexBytesPerKey)
+	fmt.Fprintf(tw, "path\t%s\n", s.Path)
+	fmt.Fprintf(tw, "root\t%d\n", s.Root)
+	fmt.Fprintf(tw, "build time\t%v\t(%.1f ns/key)\n", time.Duration(s.BuildNs), s.BuildNsPerKey)
+	fmt.Fprintf(tw, "allocated\t%d B\t(%.2f B/key)\n", s.AllocBytes, s.AllocBytesPerKey)
+	fmt.Fprintf(tw, "allocations\t%d\t(%.4f allocs/key)\n", s.Allocs, s.AllocsPerKey)
+	if s.PartialsRequested > 0 {
+		fmt.Fprintf(tw, "early-open views\t%d of %d requests accepted\n", s.PartialsAccepted, s.PartialsRequested)
+	}
+	return tw.Flush()
+}

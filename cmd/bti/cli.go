@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitCheck = 1 // a check failed or a key was not found
+	exitUsage = 2 // bad usage or bad input
+)
+
+// usageError is bad usage: a missing or malformed flag or argument.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// checkFailed means a check ran and failed (exit 1); the details were
+// already printed, msg is the summary.
+type checkFailed struct{ msg string }
+
+func (e *checkFailed) Error() string { return e.msg }
+
+// errHelp is returned after -h printed the usage.
+var errHelp = errors.New("help shown")
+
+// exitCode prints err (if any) and maps it to an exit status. Errors other
+// than usage errors and failed checks are bad input (exit 2): unreadable
+// or malformed files, corrupt indexes.
+func exitCode(stderr io.Writer, cmd string, err error) int {
+	var ue *usageError
+	var cf *checkFailed
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "bti %s: %v (run \"bti %s -h\")\n", cmd, err, cmd)
+		return exitUsage
+	case errors.As(err, &cf):
+		fmt.Fprintf(stderr, "bti %s: %v\n", cmd, err)
+		return exitCheck
+	default:
+		fmt.Fprintf(stderr, "bti: %v\n", err)
+		return exitUsage
+	}
+}
+
+// newFlags returns a FlagSet for a subcommand whose usage text is head
+// followed by the flag defaults.
+func newFlags(name, head string) *flag.FlagSet {
+	fs := flag.NewFlagSet("bti "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { writeUsage(fs, head) }
+	return fs
+}
+
+func writeUsage(fs *flag.FlagSet, head string) {
+	w := fs.Output()
+	fmt.Fprint(w, strings.TrimLeft(head, "\n"))
+	fmt.Fprintln(w, "\nflags:")
+	fs.PrintDefaults()
+}
+
+// parseFlags parses args, allowing flags and positional arguments to be
+// interleaved ("bti get KEY --index f"). "-h" prints the usage to stdout
+// and returns errHelp; any other flag error is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, &usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// noArgs rejects positional arguments for commands that take none.
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// required checks that string flags were given.
+func required(fs *flag.FlagSet, names ...string) error {
+	for _, n := range names {
+		if f := fs.Lookup(n); f == nil || f.Value.String() == "" {
+			return usagef("--%s is required", n)
+		}
+	}
+	return nil
+}
+
+// oneOf checks a flag value against its allowed values.
+func oneOf(flagName, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return usagef("--%s %q: want %s", flagName, v, strings.Join(allowed, ", "))
+}
+
+func parsePartitioner(name string) (partitioner.Partitioner, error) {
+	p, err := partitioner.Parse(name)
+	if err != nil {
+		return 0, usagef("--partitioner %q: want murmur3, random or byteordered", name)
+	}
+	return p, nil
+}
+
+// shortHex is the hex of key, cut to 32 bytes for messages.
+func shortHex(key []byte) string {
+	const max = 32
+	if len(key) <= max {
+		return hex.EncodeToString(key)
+	}
+	return fmt.Sprintf("%s...(%d bytes)", hex.EncodeToString(key[:max]), len(key))
+}
+
+// isTerminal reports whether w is a character device (a terminal), without
+// a dependency on golang.org/x/term.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress prints a self-overwriting status line to a terminal, at most a
+// few times a second. It does nothing when stderr is not a terminal.
+type progress struct {
+	w    io.Writer // nil: disabled
+	last time.Time
+	used bool
+}
+
+func newProgress(stderr io.Writer) *progress {
+	if !isTerminal(stderr) {
+		return &progress{}
+	}
+	return &progress{w: stderr}
+}
+
+func (p *progress) enabled() bool { return p.w != nil }
+
+func (p *progress) update(format string, a ...any) {
+	if p.w == nil {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
+		p.last = now
+		p.used = true
+		fmt.Fprintf(p.w, "\r\x1b[K"+format, a...)
+	}
+}
+
+// done clears the status line.
+func (p *progress) done() {
+	if p.w != nil && p.used {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.used = false
+	}
+}

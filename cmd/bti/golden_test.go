@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGoldenBuild rebuilds every golden case with both builder paths, with
+// the case's early-open requests, and wants Cassandra's bytes.
+func TestGoldenBuild(t *testing.T) {
+	for _, c := range goldenCases(t) {
+		st, err := os.Stat(c.keys)
+		require.NoError(t, err)
+		big := st.Size() > 2<<20
+		for _, path := range []string{"scratch", "reference"} {
+			t.Run(c.name+"/"+path, func(t *testing.T) {
+				if big && path == "reference" && testing.Short() {
+					t.Skip("big case: reference path skipped under -short")
+				}
+				t.Parallel()
+				out := filepath.Join(t.TempDir(), "Partitions.db")
+				args := []string{"build", "--in", c.keys, "--out", out, "--partitioner", c.part, "--path", path}
+				if len(c.partialAt) > 0 {
+					args = append(args, "--partial-at", strings.Join(c.partialAt, ","))
+				}
+				r := bti(args...)
+				requireCode(t, 0, r)
+				got, err := os.ReadFile(out)
+				require.NoError(t, err)
+				want, err := os.ReadFile(c.db)
+				require.NoError(t, err)
+				require.Equal(t, len(want), len(got), "file size")
+				require.True(t, string(want) == string(got), "%s differs from Cassandra's Partitions.db at byte %d", out, firstDiff(got, want))
+				assert.Equal(t, []string{"Partitions.db"}, listDir(t, filepath.Dir(out)), "temporary files left behind")
+			})
+		}
+	}
+}
+
+func TestGoldenPartialDeclinedIsReported(t *testing.T) {
+	c := smallGolden(t, "murmur3-50000-uuid-partial")
+	require.Contains(t, c.partialAt, "1", "the case lists a declined request after key 1")
+	out := filepath.Join(t.TempDir(), "Partitions.db")
+	r := bti("build", "--in", c.keys, "--out", out, "--partial-at", "1,2,3", "--stats", "json")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "after key 1 declined")
+	var st map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	assert.EqualValues(t, 3, st["partials_requested"])
+	assert.EqualValues(t, 2, st["partials_accepted"])
+}
+
+func TestGoldenVerify(t *testing.T) {
+	for _, c := range goldenCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := bti("verify", "--index", c.db, "--in", c.keys, "--partitioner", c.part)
+			requireCode(t, 0, r)
+			assert.True(t, strings.HasPrefix(r.stdout, "ok: "), r.stdout)
+			assert.Equal(t, 1, strings.Count(r.stdout, "\n"), "one-line summary")
+		})
+	}
+}
+
+// firstLine returns the key hex and position of a keys.tsv's first line.
+func firstLine(t *testing.T, path string) (string, string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	require.True(t, sc.Scan())
+	key, pos, ok := strings.Cut(sc.Text(), "\t")
+	require.True(t, ok)
+	return key, pos
+}
+
+func TestGet(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	key, pos := firstLine(t, c.keys)
+
+	r := bti("get", "--index", c.db, key)
+	requireCode(t, 0, r)
+	assert.Equal(t, key+"\t"+pos+"\n", r.stdout)
+
+	// Flags after the keys work too, and upper-case hex is accepted.
+	r = bti("get", strings.ToUpper(key), "--index", c.db, "--partitioner", "murmur3")
+	requireCode(t, 0, r)
+	assert.Equal(t, key+"\t"+pos+"\n", r.stdout)
+
+	const missing = "00112233"
+	r = bti("get", "--index", c.db, key, missing)
+	requireCode(t, 1, r)
+	assert.Equal(t, key+"\t"+pos+"\n"+missing+"\tnot found\n", r.stdout)
+	assert.Contains(t, r.stderr, "1 of 2 keys not found")
+}
+
+func TestDumpFormats(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	key, _ := firstLine(t, c.keys)
+	data, err := os.ReadFile(c.db)
+	require.NoError(t, err)
+
+	r := bti("dump", "--index", c.db)
+	requireCode(t, 0, r)
+	for _, want := range []string{"firstKeyPos", "count        1000", "first key    " + key, "PAYLOAD_ONLY", "pages per lookup", "bytes/key", "max depth"} {
+		assert.Contains(t, r.stdout, want)
+	}
+	assert.Contains(t, r.stdout, "\nnodes (offsets in hex", "a small index lists its nodes")
+	nodeLines := strings.Count(r.stdout, " PAYLOAD_ONLY flags=")
+	assert.Equal(t, 1000, nodeLines, "one payload node per key in the node list")
+
+	r = bti("dump", "--index", c.db, "--format", "json")
+	requireCode(t, 0, r)
+	var info map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &info))
+	for _, f := range []string{"first_key_pos", "count", "root", "first_key", "last_key", "nodes", "node_types", "max_depth", "pages_per_lookup", "bytes_per_key"} {
+		assert.Contains(t, info, f)
+	}
+	assert.EqualValues(t, 1000, info["count"])
+	assert.Equal(t, key, info["first_key"])
+	assert.InDelta(t, float64(len(data))/1000, info["bytes_per_key"], 1e-9)
+	assert.EqualValues(t, 1000, info["payload_nodes"])
+	nodes := int(info["nodes"].(float64))
+
+	r = bti("dump", "--index", c.db, "--format", "dot")
+	requireCode(t, 0, r)
+	assert.True(t, strings.HasPrefix(r.stdout, "digraph "), r.stdout[:min(len(r.stdout), 100)])
+	assert.True(t, strings.HasSuffix(r.stdout, "}\n"))
+	assert.Equal(t, nodes, strings.Count(r.stdout, "[label=\"@"), "one dot node per trie node")
+	assert.Equal(t, nodes-1, strings.Count(r.stdout, " -> "), "a tree has nodes-1 edges")
+	assert.Equal(t, 1000, strings.Count(r.stdout, " pos="), "payload labels")
+
+	r = bti("dump", "--index", c.db, "--format", "dot", "--max-dot-nodes", strconv.Itoa(nodes-1))
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "more than --max-dot-nodes")
+}
+
+func TestDumpLargeListsNodesOnlyOnRequest(t *testing.T) {
+	c := smallGolden(t, "murmur3-20000-text")
+	r := bti("dump", "--index", c.db)
+	requireCode(t, 0, r)
+	assert.NotContains(t, r.stdout, "PAYLOAD_ONLY flags=")
+	r = bti("dump", "--index", c.db, "--nodes")
+	requireCode(t, 0, r)
+	assert.Equal(t, 20000, strings.Count(r.stdout, "PAYLOAD_ONLY flags="))
+}
+
+func TestBuildStats(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "Partitions.db")
+	r := bti("build", "--in", c.keys, "--out", out, "--stats", "json", "--path", "reference")
+	requireCode(t, 0, r)
+	require.Equal(t, 1, strings.Count(r.stdout, "\n"), "one JSON object on one line")
+	var st map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	for _, f := range []string{"keys", "index_bytes", "path", "build_ns_per_key", "alloc_bytes_per_key", "allocs_per_key"} {
+		require.Contains(t, st, f)
+	}
+	assert.EqualValues(t, 1000, st["keys"])
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.EqualValues(t, fi.Size(), st["index_bytes"])
+	assert.Equal(t, "reference", st["path"])
+	assert.Positive(t, st["build_ns_per_key"])
+	assert.Positive(t, st["alloc_bytes_per_key"], "the reference path allocates per key")
+
+	r = bti("build", "--in", c.keys, "--out", out, "--stats", "text")
+	requireCode(t, 0, r)
+	for _, want := range []string{"keys", "1000", "index bytes", "ns/key", "B/key", "allocs/key", "scratch"} {
+		assert.Contains(t, r.stdout, want)
+	}
+	// Without --stats, build prints nothing.
+	r = bti("build", "--in", c.keys, "--out", out)
+	requireCode(t, 0, r)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, []string{"Partitions.db"}, listDir(t, dir))
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"compress/bzip2"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// keySet is a keys.tsv file read into memory and decorated: keys[i] is on
+// line i+1 with position pos[i].
+type keySet struct {
+	name string // the file name as given, for messages
+	keys []partitioner.Key
+	pos  []int64
+	raw  int64 // total raw key bytes
+}
+
+// maxKeyLen is the longest key the footer's unsigned 16-bit length holds.
+const maxKeyLen = math.MaxUint16
+
+// loadKeys reads a keys.tsv (or .bz2) file, decorates every key with p and
+// checks what the builder would refuse, naming the line: malformed lines,
+// keys out of order or repeated, keys too long, unstorable positions.
+func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".bz2") {
+		r = bzip2.NewReader(f)
+	}
+	ks := &keySet{name: path}
+	kr := keystsv.NewReader(r)
+	var arena []byte
+	for kr.Next() {
+		line, raw := kr.Line(), kr.Key()
+		if len(raw) > maxKeyLen {
+			return nil, fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), maxKeyLen)
+		}
+		if kr.Pos() == math.MinInt64 {
+			return nil, fmt.Errorf("%s line %d: position %d is Cassandra's \"not found\" marker and cannot be stored", path, line, kr.Pos())
+		}
+		// Keep the raw bytes in large shared chunks: a million keys must not
+		// cost a million allocations.
+		if cap(arena)-len(arena) < len(raw) {
+			arena = make([]byte, 0, max(1<<20, len(raw)))
+		}
+		start := len(arena)
+		arena = append(arena, raw...)
+		k := p.Decorate(arena[start:len(arena):len(arena)])
+		if n := len(ks.keys); n > 0 {
+			prev := ks.keys[n-1]
+			switch c := partitioner.Compare(prev, k); {
+			case c == 0:
+				return nil, fmt.Errorf("%s line %d: key %s duplicates the previous key (line %d)", path, line, shortHex(raw), line-1)
+			case c > 0:
+				return nil, fmt.Errorf("%s line %d: key %s does not sort after previous key %s in %v order", path, line, shortHex(raw), shortHex(prev.Raw), p)
+			}
+		}
+		ks.keys = append(ks.keys, k)
+		ks.pos = append(ks.pos, kr.Pos())
+		ks.raw += int64(len(raw))
+		if line&0xFFFF == 0 {
+			prog.update("reading %s: %d keys", path, line)
+		}
+	}
+	prog.done()
+	if err := kr.Err(); err != nil {
+		var le *keystsv.LineError
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("%s line %d: %s", path, le.Line, le.Reason)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ks, nil
+}
+
+// lineOf is the 1-based keys.tsv line of key i.
+func lineOf(i int) int { return i + 1 }

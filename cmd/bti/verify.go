@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bti-go/bti/partitionindex"
+)
+
+const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner P]
+
+Checks Partitions.db against keys.tsv: the footer's count and first and last
+keys, that every key resolves (Get) to its position, and that a forward scan
+yields the positions in file order. Prints a one-line summary; every mismatch
+is reported on stderr with its keys.tsv line (the first 10 in full). Exit
+status 1 on any mismatch.
+`
+
+// maxReported bounds the mismatches printed one by one.
+const maxReported = 10
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("verify", verifyUsage)
+	index := fs.String("index", "", "Partitions.db to check (required)")
+	in := fs.String("in", "", "keys.tsv or keys.tsv.bz2 the index was built from (required)")
+	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	if err := required(fs, "index", "in"); err != nil {
+		return err
+	}
+	p, err := parsePartitioner(*part)
+	if err != nil {
+		return err
+	}
+	ks, err := loadKeys(*in, p, newProgress(stderr))
+	if err != nil {
+		return err
+	}
+	ix, err := partitionindex.Open(*index, p)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	problems, err := verifyIndex(ix, ks, stderr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *index, err)
+	}
+	if problems > 0 {
+		return &checkFailed{fmt.Sprintf("FAILED: %s does not match %s: %d problems", *index, *in, problems)}
+	}
+	fmt.Fprintf(stdout, "ok: %s matches %s: %d keys found at their positions, footer and scan order agree\n", *index, *in, len(ks.keys))
+	return nil
+}
+
+// verifyIndex checks ix against ks, reporting each problem to w. It
+// returns the number of problems; an error means the index could not be
+// read (corrupt bytes).
+func verifyIndex(ix *partitionindex.Index, ks *keySet, w io.Writer) (int, error) {
+	problems := 0
+	report := func(format string, a ...any) {
+		problems++
+		if problems <= maxReported {
+			fmt.Fprintf(w, "bti verify: "+format+"\n", a...)
+		} else if problems == maxReported+1 {
+			fmt.Fprintf(w, "bti verify: (further problems counted, not shown)\n")
+		}
+	}
+	if ix.Count() != int64(len(ks.keys)) {
+		report("footer count is %d, %s has %d keys", ix.Count(), ks.name, len(ks.keys))
+	}
+	if err := checkFooterKeys(ix, ks.keys); err != nil {
+		report("footer %v", err)
+	}
+	rd, err := ix.OpenReader()
+	if err != nil {
+		return problems, err
+	}
+	defer rd.Close()
+	for i, k := range ks.keys {
+		pos, ok, err := rd.Get(k)
+		if err != nil {
+			return problems, fmt.Errorf("key %s (%s line %d): %w", shortHex(k.Raw), ks.name, lineOf(i), err)
+		}
+		if !ok || pos != ks.pos[i] {
+			report("%s line %d: key %s: %s, want position %d", ks.name, lineOf(i), shortHex(k.Raw), describeHit(pos, ok), ks.pos[i])
+		}
+	}
+	if err := checkScan(rd, ks.pos, ""); err != nil {
+		if cf, ok := err.(*checkFailed); ok {
+			report("%v", cf)
+		} else {
+			return problems, err
+		}
+	}
+	return problems, nil
+}

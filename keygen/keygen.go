@@ -1,0 +1,350 @@
+// Package keygen generates deterministic sets of partition keys and index
+// positions for tests, benchmarks and the bti tool, in the spirit of the
+// golden cases' genkeys.py (same kinds and position model, not the same
+// bytes):
+//
+//	keys := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 1000, Seed: 1}
+//	entries, err := keys.Generate()
+//
+// Keys come out sorted in the partitioner's decorated-key order
+// (partitioner.Compare) and free of duplicates. The same Config always gives
+// the same keys and positions: both come from math/rand/v2's PCG, seeded
+// from Config.Seed.
+//
+// Positions model what a BTI writer records: two increasing streams,
+// row-index positions (>= 0) and ^dataPosition (< 0), whose magnitudes grow
+// from about 1 to about 2^40 over the set, plus about 3% outliers of any bit
+// length up to 62, so that every payload size (1..8 bytes) occurs in sets of
+// a few thousand keys.
+package keygen
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Kind is the shape of the generated keys.
+type Kind uint8
+
+const (
+	// Int32 keys are 4-byte big-endian integers.
+	Int32 Kind = iota
+	// Int64 keys are 8-byte big-endian integers.
+	Int64
+	// UUID keys are 16 random bytes with the version-4 and IETF-variant bits set.
+	UUID
+	// Text keys are ASCII strings over [a-zA-Z0-9_-.:/ ].
+	Text
+	// Blob keys are random bytes biased towards 0x00, 0xFF, 0x01 and 0xFE,
+	// so the byte-comparable escaping of zero bytes is exercised.
+	Blob
+)
+
+var kindNames = [...]string{Int32: "int32", Int64: "int64", UUID: "uuid", Text: "text", Blob: "blob"}
+
+// String returns the name ParseKind accepts.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// ErrKind is returned by ParseKind for a name it does not know.
+var ErrKind = errors.New("keygen: unknown key kind (want int32, int64, uuid, text or blob)")
+
+// ParseKind parses "int32", "int64", "uuid", "text" or "blob".
+func ParseKind(s string) (Kind, error) {
+	for k, name := range kindNames {
+		if strings.EqualFold(s, name) {
+			return Kind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrKind, s)
+}
+
+// MaxKeyLen is the longest partition key an index can hold (an unsigned
+// 16-bit length in the footer).
+const MaxKeyLen = math.MaxUint16
+
+// ErrTooFew is returned when the key space cannot yield Count distinct keys
+// within the draw budget (for example 1000 text keys of length 1).
+var ErrTooFew = errors.New("keygen: cannot generate that many distinct keys")
+
+// Config describes a key set. The zero value (with a Count) generates
+// Murmur3 int32 keys with seed 0.
+type Config struct {
+	Partitioner partitioner.Partitioner
+	Kind        Kind
+	Count       int
+	Seed        uint64
+	// PrefixBytes puts the same random blob of this many bytes in front of
+	// every key.
+	PrefixBytes int
+	// KeyLenMin and KeyLenMax bound the length of a Text or Blob key after
+	// the prefix; both zero means 1..32. Other kinds ignore them.
+	KeyLenMin, KeyLenMax int
+}
+
+// Stream constants tell apart the PCG streams of keys and positions, so the
+// positions do not depend on how many draws the keys needed.
+const (
+	keyStream      = 0x6b65797374726561 // "keystrea"
+	positionStream = 0x706f736974696f6e // "position"
+)
+
+func (c Config) lenRange() (lo, hi int) {
+	if c.KeyLenMin == 0 && c.KeyLenMax == 0 {
+		return 1, 32
+	}
+	return c.KeyLenMin, c.KeyLenMax
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Count < 0:
+		return fmt.Errorf("keygen: negative count %d", c.Count)
+	case c.Kind > Blob:
+		return fmt.Errorf("%w: %v", ErrKind, c.Kind)
+	case c.Partitioner > partitioner.Random:
+		return fmt.Errorf("keygen: unknown partitioner %v", c.Partitioner)
+	case c.PrefixBytes < 0 || c.PrefixBytes > MaxKeyLen:
+		return fmt.Errorf("keygen: prefix of %d bytes, want 0..%d", c.PrefixBytes, MaxKeyLen)
+	}
+	lo, hi := c.lenRange()
+	if c.Kind == Text || c.Kind == Blob {
+		if lo < 0 || hi < lo {
+			return fmt.Errorf("keygen: bad key length range %d..%d", lo, hi)
+		}
+		if c.PrefixBytes+hi > MaxKeyLen {
+			return fmt.Errorf("keygen: keys of up to %d bytes (prefix %d + %d), at most %d fit", c.PrefixBytes+hi, c.PrefixBytes, hi, MaxKeyLen)
+		}
+	} else if c.PrefixBytes+c.fixedLen() > MaxKeyLen {
+		return fmt.Errorf("keygen: prefix of %d bytes leaves no room for %v keys", c.PrefixBytes, c.Kind)
+	}
+	return nil
+}
+
+func (c Config) fixedLen() int {
+	switch c.Kind {
+	case Int32:
+		return 4
+	case Int64:
+		return 8
+	default:
+		return 16
+	}
+}
+
+// Generate returns the keys of Keys with positions from Positions, as
+// keys.tsv entries in file order. The entries' Key slices share one backing
+// array; do not append to them.
+func (c Config) Generate() ([]keystsv.Entry, error) {
+	keys, err := c.Keys()
+	if err != nil {
+		return nil, err
+	}
+	pos := Positions(len(keys), c.Seed)
+	out := make([]keystsv.Entry, len(keys))
+	for i, k := range keys {
+		out[i] = keystsv.Entry{Key: k.Raw, Pos: pos[i]}
+	}
+	return out, nil
+}
+
+// Keys returns Count distinct keys decorated by c.Partitioner, sorted by
+// partitioner.Compare. Duplicates drawn are dropped and replaced by further
+// draws; after 50*Count+1000 draws it gives up with ErrTooFew. The Raw
+// slices share backing arrays; do not append to them.
+func (c Config) Keys() ([]partitioner.Key, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(c.Seed, keyStream))
+	g := gen{cfg: c, rng: rng}
+	g.prefix = g.blob(nil, c.PrefixBytes)
+
+	keys := make([]partitioner.Key, 0, c.Count)
+	budget := 50*c.Count + 1000
+	var batch []partitioner.Key
+	for len(keys) < c.Count {
+		need := c.Count - len(keys)
+		batch = slices.Grow(batch[:0], need)
+		for range need {
+			if budget == 0 {
+				return nil, fmt.Errorf("%w: %d %v keys of %d+%d..%d bytes (got %d)", ErrTooFew, c.Count, c.Kind, c.PrefixBytes, c.KeyLenMin, c.KeyLenMax, len(keys))
+			}
+			budget--
+			raw := g.key()
+			if len(raw) == 0 {
+				continue // Cassandra has no empty partition keys
+			}
+			batch = append(batch, c.Partitioner.Decorate(raw))
+		}
+		slices.SortFunc(batch, partitioner.Compare)
+		keys = mergeUnique(keys, batch)
+	}
+	return keys, nil
+}
+
+// mergeUnique merges the sorted batch into the sorted, duplicate-free keys
+// and drops duplicates (within batch and against keys).
+func mergeUnique(keys, batch []partitioner.Key) []partitioner.Key {
+	if len(keys) == 0 {
+		// Fast path: the first round.
+		out := keys
+		for _, k := range batch {
+			if len(out) == 0 || partitioner.Compare(out[len(out)-1], k) != 0 {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	out := make([]partitioner.Key, 0, cap(keys))
+	i, j := 0, 0
+	add := func(k partitioner.Key) {
+		if len(out) == 0 || partitioner.Compare(out[len(out)-1], k) != 0 {
+			out = append(out, k)
+		}
+	}
+	for i < len(keys) && j < len(batch) {
+		if partitioner.Compare(keys[i], batch[j]) <= 0 {
+			add(keys[i])
+			i++
+		} else {
+			add(batch[j])
+			j++
+		}
+	}
+	for ; i < len(keys); i++ {
+		add(keys[i])
+	}
+	for ; j < len(batch); j++ {
+		add(batch[j])
+	}
+	return out
+}
+
+// gen draws raw keys into large shared chunks, so a million keys cost a few
+// dozen allocations rather than a million.
+type gen struct {
+	cfg    Config
+	rng    *rand.Rand
+	prefix []byte
+	arena  []byte
+}
+
+const chunkSize = 1 << 20
+
+// alloc returns n bytes from the arena, zeroed.
+func (g *gen) alloc(n int) []byte {
+	if cap(g.arena)-len(g.arena) < n {
+		g.arena = make([]byte, 0, max(chunkSize, n))
+	}
+	start := len(g.arena)
+	g.arena = g.arena[:start+n]
+	return g.arena[start : start+n : start+n]
+}
+
+func (g *gen) key() []byte {
+	c := g.cfg
+	n := c.fixedLen()
+	if c.Kind == Text || c.Kind == Blob {
+		lo, hi := c.lenRange()
+		n = lo + g.rng.IntN(hi-lo+1)
+	}
+	k := g.alloc(len(g.prefix) + n)
+	copy(k, g.prefix)
+	s := k[len(g.prefix):]
+	switch c.Kind {
+	case Int32, Int64, UUID:
+		for i := 0; i < len(s); i += 8 {
+			v := g.rng.Uint64()
+			for j := i; j < len(s) && j < i+8; j++ {
+				s[j] = byte(v)
+				v >>= 8
+			}
+		}
+		if c.Kind == UUID {
+			s[6] = s[6]&0x0F | 0x40 // version 4
+			s[8] = s[8]&0x3F | 0x80 // IETF variant
+		}
+	case Text:
+		for i := range s {
+			s[i] = textAlphabet[g.rng.IntN(len(textAlphabet))]
+		}
+	case Blob:
+		g.blob(s[:0], n)
+	}
+	return k
+}
+
+const textAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/ "
+
+// blob appends n random bytes biased towards 0x00/0xFF/0x01/0xFE.
+func (g *gen) blob(dst []byte, n int) []byte {
+	for range n {
+		var b byte
+		switch r := g.rng.IntN(100); {
+		case r < 10:
+			b = 0x00
+		case r < 15:
+			b = 0xFF
+		case r < 18:
+			b = 0x01
+		case r < 20:
+			b = 0xFE
+		default:
+			b = byte(g.rng.Uint32())
+		}
+		dst = append(dst, b)
+	}
+	return dst
+}
+
+// Positions returns n index positions for a set generated with seed: two
+// increasing streams (about 35% row-index positions >= 0, the rest
+// ^dataPosition < 0) whose magnitudes grow from about 1 to about 2^40 over
+// the set, and about 3% outliers of a random bit length up to 62. No position
+// is math.MinInt64 (Cassandra's "not found").
+func Positions(n int, seed uint64) []int64 {
+	rng := rand.New(rand.NewPCG(seed, positionStream))
+	out := make([]int64, n)
+	var last [2]int64 // by stream: 0 data, 1 row index
+	last[0], last[1] = -1, -1
+	for i := range out {
+		stream := 0
+		if rng.Float64() < 0.35 {
+			stream = 1
+		}
+		frac := 0.5
+		if n > 1 {
+			frac = float64(i) / float64(n-1)
+		}
+		var mag int64
+		if rng.Float64() < 0.03 {
+			bits := rng.IntN(63) // 0..62
+			if bits > 0 {
+				mag = int64(rng.Uint64()&(1<<bits-1)) | 1<<(bits-1)
+			}
+		} else {
+			target := int64(math.Exp2(40*frac) * (1 + 0.5*rng.Float64()))
+			mag = max(last[stream]+1+rng.Int64N(65), target)
+			mag = min(mag, 1<<62)
+			last[stream] = mag
+		}
+		if stream == 1 {
+			out[i] = mag
+		} else {
+			out[i] = ^mag
+		}
+	}
+	return out
+}

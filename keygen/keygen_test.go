@@ -1,0 +1,183 @@
+package keygen_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/keygen"
+	"github.com/bti-go/bti/partitioner"
+)
+
+var allPartitioners = []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random}
+
+var allKinds = []keygen.Kind{keygen.Int32, keygen.Int64, keygen.UUID, keygen.Text, keygen.Blob}
+
+func TestKeysSortedUniqueAndShaped(t *testing.T) {
+	for _, p := range allPartitioners {
+		for _, k := range allKinds {
+			t.Run(p.String()+"/"+k.String(), func(t *testing.T) {
+				cfg := keygen.Config{Partitioner: p, Kind: k, Count: 3000, Seed: 42, PrefixBytes: 3, KeyLenMin: 2, KeyLenMax: 9}
+				keys, err := cfg.Keys()
+				require.NoError(t, err)
+				require.Len(t, keys, cfg.Count)
+				prefix := keys[0].Raw[:3]
+				for i, key := range keys {
+					require.Equal(t, p, key.Partitioner)
+					require.Equal(t, p.Decorate(key.Raw), key, "key %d is not decorated by Decorate", i)
+					require.True(t, bytes.HasPrefix(key.Raw, prefix), "key %d lacks the shared prefix", i)
+					n := len(key.Raw) - 3
+					switch k {
+					case keygen.Int32:
+						require.Equal(t, 4, n)
+					case keygen.Int64:
+						require.Equal(t, 8, n)
+					case keygen.UUID:
+						require.Equal(t, 16, n)
+						u := key.Raw[3:]
+						require.Equal(t, byte(0x40), u[6]&0xF0, "version nibble")
+						require.Equal(t, byte(0x80), u[8]&0xC0, "variant bits")
+					default:
+						require.GreaterOrEqual(t, n, 2)
+						require.LessOrEqual(t, n, 9)
+					}
+					if i > 0 {
+						require.Negative(t, partitioner.Compare(keys[i-1], key), "keys %d and %d are not strictly increasing", i-1, i)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestKeysDropDuplicatesAndKeepCount(t *testing.T) {
+	// 62 two-character alphanumeric... the text alphabet has 68 symbols, so
+	// 68*68 = 4624 two-byte keys: 3000 of them need many duplicate draws.
+	cfg := keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Text, Count: 3000, Seed: 1, KeyLenMin: 2, KeyLenMax: 2}
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	require.Len(t, keys, 3000)
+	for i := 1; i < len(keys); i++ {
+		require.Negative(t, bytes.Compare(keys[i-1].Raw, keys[i].Raw))
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.Blob, Count: 2000, Seed: 7}
+	a, err := cfg.Generate()
+	require.NoError(t, err)
+	b, err := cfg.Generate()
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+
+	cfg.Seed = 8
+	c, err := cfg.Generate()
+	require.NoError(t, err)
+	require.NotEqual(t, a, c, "another seed must give other keys")
+}
+
+func TestGenerateMatchesKeysAndPositions(t *testing.T) {
+	cfg := keygen.Config{Partitioner: partitioner.Random, Kind: keygen.Int64, Count: 500, Seed: 3}
+	entries, err := cfg.Generate()
+	require.NoError(t, err)
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	pos := keygen.Positions(len(keys), cfg.Seed)
+	require.Len(t, entries, len(keys))
+	for i := range entries {
+		assert.Equal(t, keys[i].Raw, entries[i].Key)
+		assert.Equal(t, pos[i], entries[i].Pos)
+	}
+}
+
+// positionSize is the payload's minimal signed big-endian length.
+func positionSize(v int64) int {
+	for n := 1; n < 8; n++ {
+		lim := int64(1) << (8*n - 1)
+		if v >= -lim && v < lim {
+			return n
+		}
+	}
+	return 8
+}
+
+func TestPositionsCoverEveryPayloadSize(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		pos := keygen.Positions(3000, seed)
+		var sizes [9]int
+		neg, nonNeg := 0, 0
+		for _, p := range pos {
+			require.NotEqual(t, int64(math.MinInt64), p)
+			sizes[positionSize(p)]++
+			if p < 0 {
+				neg++
+			} else {
+				nonNeg++
+			}
+		}
+		for n := 1; n <= 8; n++ {
+			assert.Positive(t, sizes[n], "seed %d: no %d-byte position among 3000", seed, n)
+		}
+		assert.Positive(t, neg, "seed %d: no ^data positions", seed)
+		assert.Positive(t, nonNeg, "seed %d: no row-index positions", seed)
+	}
+}
+
+func TestPositionsMostlyIncreasing(t *testing.T) {
+	pos := keygen.Positions(10000, 1)
+	// Magnitudes of each stream grow; each ~3% outlier breaks the order
+	// at most twice (into it and out of it).
+	last := map[bool]int64{true: -1, false: -1}
+	backwards := 0
+	for _, p := range pos {
+		rowIndex := p >= 0
+		mag := p
+		if !rowIndex {
+			mag = ^p
+		}
+		if mag <= last[rowIndex] {
+			backwards++
+		}
+		last[rowIndex] = mag
+	}
+	assert.Less(t, backwards, len(pos)/10)
+	assert.Greater(t, max(pos[len(pos)-1], ^pos[len(pos)-1]), int64(1)<<39)
+}
+
+func TestErrors(t *testing.T) {
+	_, err := keygen.Config{Kind: keygen.Text, Count: 1000, KeyLenMin: 1, KeyLenMax: 1}.Keys()
+	require.ErrorIs(t, err, keygen.ErrTooFew)
+
+	for _, cfg := range []keygen.Config{
+		{Count: -1},
+		{Kind: keygen.Kind(99), Count: 1},
+		{Kind: keygen.Text, Count: 1, KeyLenMin: 5, KeyLenMax: 4},
+		{Kind: keygen.Blob, Count: 1, PrefixBytes: 65535, KeyLenMin: 1, KeyLenMax: 1},
+		{Kind: keygen.UUID, Count: 1, PrefixBytes: 65530},
+		{Partitioner: partitioner.Partitioner(9), Count: 1},
+	} {
+		_, err := cfg.Keys()
+		require.Error(t, err, "%+v", cfg)
+	}
+
+	keys, err := keygen.Config{Count: 0}.Keys()
+	require.NoError(t, err)
+	require.Empty(t, keys)
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range allKinds {
+		got, err := keygen.ParseKind(k.String())
+		require.NoError(t, err)
+		require.Equal(t, k, got)
+	}
+	got, err := keygen.ParseKind("UUID")
+	require.NoError(t, err)
+	require.Equal(t, keygen.UUID, got)
+	_, err = keygen.ParseKind("float")
+	require.True(t, errors.Is(err, keygen.ErrKind))
+}

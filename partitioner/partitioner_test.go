@@ -1,0 +1,215 @@
+package partitioner
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func h(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	require.NoError(t, err, s)
+	return b
+}
+
+// TestHashVectors covers every row of bti-format.md §2.4.
+func TestHashVectors(t *testing.T) {
+	cases := []struct {
+		key   string
+		h1    int64
+		h2    uint64
+		hash  byte
+		token int64
+	}{
+		{"", 0, 0x0000000000000000, 0x00, math.MinInt64},
+		{"61", -8839064797231613815, 0xe6b53a48510e895a, 0x5a, -8839064797231613815},
+		{"0001", 8985795910368437836, 0xf03c01326ec2e044, 0x44, 8985795910368437836},
+		{"6162", -7815133031266706642, 0xe65ea7019b52d4ad, 0xad, -7815133031266706642},
+		{"80", -5284281814142962636, 0x6ec0210d9ab133c5, 0xc5, -5284281814142962636},
+		{"ff", -4442228696663692417, 0xac0bbee7ce7542c7, 0xc7, -4442228696663692417},
+		{"00000001", -4069959284402364209, 0x798c330cbcdfe0e6, 0xe6, -4069959284402364209},
+		{"00000002", -3248873570005575792, 0x935b4ba3001365e1, 0xe1, -3248873570005575792},
+		{"00000003", 9010454139840013625, 0xf2250d841b22a133, 0x33, 9010454139840013625},
+		{"00000004", -2729420104000364805, 0x6c9c00a1c9180502, 0x02, -2729420104000364805},
+		{"00000005", -7509452495886106294, 0xd002e4d4ae611dc1, 0xc1, -7509452495886106294},
+		{"000102030405060708090a0b0c0d0e0f", 4920504430128807728, 0xab906456762fe845, 0x45, 4920504430128807728},
+		{"000102030405060708090a0b0c0d0e0f10", 6662781046685680142, 0xc15f026b9edaa824, 0x24, 6662781046685680142},
+		{"ffeeddccbbaa99887766554433221100ff", 8563223953164522988, 0x90d46fd544c6ccf7, 0xf7, 8563223953164522988},
+	}
+	for _, c := range cases {
+		raw := h(t, c.key)
+		h1, h2 := Hash3x64_128(raw, 0)
+		assert.Equal(t, c.h1, int64(h1), "h1(%s)", c.key)
+		assert.Equal(t, c.h2, h2, "h2(%s)", c.key)
+		for _, p := range []Partitioner{Murmur3, ByteOrdered, Random} {
+			k := p.Decorate(raw)
+			assert.Equal(t, c.hash, k.HashByte(), "hash byte of %s, %v", c.key, p)
+			// The lazily hashed path gives the same byte.
+			assert.Equal(t, c.hash, Key{Partitioner: p, Raw: raw}.HashByte())
+		}
+		assert.Equal(t, c.token, Murmur3.Decorate(raw).Token, "token(%s)", c.key)
+	}
+}
+
+// TestHashTailSignExtension pins the Cassandra quirk: a tail byte >= 0x80 is
+// sign-extended, so the result differs from reference MurmurHash3, which
+// treats the byte as unsigned. Flipping only the high bits of the lane that
+// the sign extension sets must not matter, which the reference hash would
+// notice.
+func TestHashTailSignExtension(t *testing.T) {
+	// For a one-byte key 0x80, the lane is 0xFFFFFFFFFFFFFF80 instead of
+	// 0x80; recompute the reference value for comparison.
+	ref := func(data []byte) uint64 { // reference MurmurHash3 h1 for len < 8
+		var k1 uint64
+		for j := len(data) - 1; j >= 0; j-- {
+			k1 ^= uint64(data[j]) << (8 * j)
+		}
+		h1 := mixK1(k1)
+		h2 := uint64(0)
+		h1 ^= uint64(len(data))
+		h2 ^= uint64(len(data))
+		h1 += h2
+		h2 += h1
+		h1, h2 = fmix64(h1), fmix64(h2)
+		return h1 + h2
+	}
+	got, _ := Hash3x64_128([]byte{0x7F}, 0)
+	assert.Equal(t, ref([]byte{0x7F}), got, "bytes < 0x80 hash like the reference")
+	got, _ = Hash3x64_128([]byte{0x80}, 0)
+	assert.NotEqual(t, ref([]byte{0x80}), got, "bytes >= 0x80 must not hash like the reference")
+}
+
+func TestMurmur3TokenNormalization(t *testing.T) {
+	assert.Equal(t, int64(math.MinInt64), murmur3Token(nil, 12345), "empty key: MIN without hashing")
+	assert.Equal(t, int64(math.MaxInt64), murmur3Token([]byte{1}, 1<<63), "hashed MIN becomes MAX")
+	assert.Equal(t, int64(42), murmur3Token([]byte{1}, 42))
+}
+
+func TestParse(t *testing.T) {
+	for name, want := range map[string]Partitioner{
+		"murmur3": Murmur3, "Murmur3Partitioner": Murmur3, "org.apache.cassandra.dht.Murmur3Partitioner": Murmur3,
+		"byteordered": ByteOrdered, "ByteOrderedPartitioner": ByteOrdered, "org.apache.cassandra.dht.ByteOrderedPartitioner": ByteOrdered,
+		"random": Random, "RandomPartitioner": Random, "org.apache.cassandra.dht.RandomPartitioner": Random,
+		" MURMUR3 ": Murmur3,
+	} {
+		got, err := Parse(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+	for _, name := range []string{"", "murmur", "OrderPreservingPartitioner", "partitioner"} {
+		_, err := Parse(name)
+		assert.ErrorIs(t, err, ErrUnknown, name)
+	}
+	for _, p := range []Partitioner{Murmur3, ByteOrdered, Random} {
+		got, err := Parse(p.String())
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+		got, err = Parse(p.ClassName())
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	assert.Equal(t, "Partitioner(9)", Partitioner(9).String())
+	assert.Equal(t, Murmur3, Partitioner(0), "the zero value is Cassandra's default")
+}
+
+// TestComparableExamples covers the decorated-key examples of
+// bti-format.md §1.9 through Decorate, i.e. with real tokens.
+func TestComparableExamples(t *testing.T) {
+	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
+		Murmur3.Decorate([]byte{0, 1}).AppendComparable(nil))
+	assert.Equal(t, h(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
+		Murmur3.Decorate([]byte{0, 0, 0, 1}).AppendComparable(nil))
+	assert.Equal(t, h(t, "40 00 00 00 00 00 00 00 00 40 00 38"), Murmur3.Decorate(nil).AppendComparable(nil))
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
+		Key{Partitioner: Murmur3, Token: 1, Raw: []byte{0, 1}}.AppendComparable(nil))
+	assert.Equal(t, h(t, "40 61 62 00 40 61 62 00 38"), ByteOrdered.Decorate([]byte("ab")).AppendComparable(nil))
+	assert.Equal(t, h(t, "40 00 40 00 38"), ByteOrdered.Decorate(nil).AppendComparable(nil))
+
+	k1 := Key{Partitioner: Murmur3, Token: 1}
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 20"), k1.AppendBound(nil, false))
+	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 60"), k1.AppendBound(nil, true))
+	assert.Equal(t, h(t, "40 61 00 20"), ByteOrdered.AppendMinBound(nil, []byte("a")))
+	assert.Equal(t, h(t, "40 61 00 60"), ByteOrdered.AppendMaxBound(nil, []byte("a")))
+	tok := Murmur3.Decorate([]byte{0, 1}).Token
+	assert.Equal(t, Key{Partitioner: Murmur3, Token: tok}.AppendBound(nil, true), Murmur3.AppendMaxBound(nil, []byte{0, 1}))
+}
+
+// md5Token computes the RandomPartitioner token with math/big, as Java's
+// new BigInteger(digest).abs() does.
+func md5Token(raw []byte) *big.Int {
+	sum := md5.Sum(raw)
+	x := new(big.Int).SetBytes(sum[:])
+	if sum[0] >= 0x80 {
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), 128))
+	}
+	return x.Abs(x)
+}
+
+func (t RandomToken) big() *big.Int {
+	if t.Min {
+		return big.NewInt(-1)
+	}
+	x := new(big.Int).SetUint64(t.Hi)
+	x.Lsh(x, 64)
+	return x.Or(x, new(big.Int).SetUint64(t.Lo))
+}
+
+func TestRandomToken(t *testing.T) {
+	assert.True(t, Random.Decorate(nil).RandomToken.Min, "empty key gets MINIMUM (-1)")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		raw := make([]byte, rng.IntN(40)+1)
+		for i := range raw {
+			raw[i] = byte(rng.Uint32())
+		}
+		k := Random.Decorate(raw)
+		require.Equal(t, md5Token(raw), k.RandomToken.big(), "%x", raw)
+	}
+	// |-2^127| = 2^127 still fits.
+	var buf [17]byte
+	top := RandomToken{Hi: 1 << 63}
+	assert.Equal(t, h(t, "00 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), top.twosComplement(&buf))
+	assert.Equal(t, []byte{0}, RandomToken{}.twosComplement(&buf))
+	assert.Equal(t, []byte{0xFF}, RandomToken{Min: true}.twosComplement(&buf))
+	assert.Equal(t, []byte{0x00, 0x80}, RandomToken{Lo: 0x80}.twosComplement(&buf))
+
+	// A typical MD5 token has 16 significant bytes: 40 FF 09 <16 bytes> 40 ...
+	raw := []byte("key")
+	sum := md5Token(raw).FillBytes(make([]byte, 16))
+	enc := Random.Decorate(raw).AppendComparable(nil)
+	want := append(append([]byte{0x40, 0xFF, 0x09}, sum...), 0x40, 'k', 'e', 'y', 0x00, 0x38)
+	if sum[0] != 0 {
+		assert.Equal(t, want, enc)
+	}
+	assert.Equal(t, h(t, "40 7F 40 00 38"), Random.Decorate(nil).AppendComparable(nil), "empty key: token -1")
+}
+
+func TestDecodeComparable(t *testing.T) {
+	for _, p := range []Partitioner{Murmur3, ByteOrdered, Random} {
+		for _, raw := range [][]byte{nil, {0}, {0, 1}, []byte("ab"), bytes.Repeat([]byte{0}, 300)} {
+			k := p.Decorate(raw)
+			enc := k.AppendComparable(nil)
+			got, err := p.DecodeComparable([]byte("pre"), enc)
+			require.NoError(t, err, "%v %x", p, raw)
+			assert.Zero(t, Compare(k, got), "%v %x", p, raw)
+			assert.Equal(t, enc, got.AppendComparable(nil))
+			assert.Equal(t, k.HashByte(), got.HashByte())
+			assert.False(t, got.Hashed)
+		}
+	}
+	_, err := Murmur3.DecodeComparable(nil, []byte{0x40})
+	assert.Error(t, err)
+	_, err = Random.DecodeComparable(nil, h(t, "40 7E 40 00 38"))
+	assert.Error(t, err, "token -2 is not a RandomPartitioner token")
+	_, err = Partitioner(9).DecodeComparable(nil, nil)
+	assert.ErrorIs(t, err, ErrUnknown)
+}

@@ -1,0 +1,336 @@
+package partitionindex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/btree"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// The model: a B-tree of decorated keys in Cassandra's order. Every lookup
+// the index answers is checked against it.
+
+type modelEntry struct {
+	key partitioner.Key
+	pos int64
+}
+
+func modelLess(a, b modelEntry) bool { return partitioner.Compare(a.key, b.key) < 0 }
+
+type model struct {
+	tree  *btree.BTreeG[modelEntry]
+	byPos map[int64][]byte // position -> raw key, the caller's data file
+}
+
+func newModel(p partitioner.Partitioner, raws [][]byte, positions []int64) *model {
+	m := &model{tree: btree.NewG(16, modelLess), byPos: map[int64][]byte{}}
+	for i, r := range raws {
+		m.tree.ReplaceOrInsert(modelEntry{key: p.Decorate(r), pos: positions[i]})
+		m.byPos[positions[i]] = r
+	}
+	return m
+}
+
+func (m *model) sorted() []modelEntry {
+	var out []modelEntry
+	m.tree.Ascend(func(e modelEntry) bool { out = append(out, e); return true })
+	return out
+}
+
+// index returns the rank of the entry at pos, for messages.
+func (m *model) index(pos int64) int {
+	for i, e := range m.sorted() {
+		if e.pos == pos {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *model) keyAt(pos int64) ([]byte, error) {
+	raw, ok := m.byPos[pos]
+	if !ok {
+		return nil, fmt.Errorf("no key at position %d", pos)
+	}
+	return raw, nil
+}
+
+// keySet is a generator of raw keys for one kind of test input.
+type keySet struct {
+	name string
+	gen  func(r *rand.Rand, n int) [][]byte
+}
+
+func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
+	n := minLen + r.IntN(maxLen-minLen+1)
+	b := make([]byte, n)
+	for i := range b {
+		if alphabet != nil {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		} else {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	return b
+}
+
+var keySets = []keySet{
+	{"random", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = randomBytes(r, 0, 24, nil)
+		}
+		return out
+	}},
+	{"sequential", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = binary.BigEndian.AppendUint64(nil, uint64(i))
+		}
+		return out
+	}},
+	{"zeros-and-ff", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = randomBytes(r, 0, 6, []byte{0x00, 0x01, 0xFE, 0xFF})
+		}
+		return out
+	}},
+	{"long-shared-prefix", func(r *rand.Rand, n int) [][]byte {
+		prefix := randomBytes(r, 5000, 5000, nil)
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = append(slices.Clone(prefix), randomBytes(r, 0, 8, []byte{0, 1, 2, 0xFF})...)
+		}
+		return out
+	}},
+	{"prefixes-of-others", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, 0, n)
+		for len(out) < n {
+			k := randomBytes(r, 1, 12, []byte("abc"))
+			out = append(out, k)
+			for j := 1; j < len(k) && len(out) < n; j += 1 + r.IntN(3) {
+				out = append(out, k[:j])
+			}
+		}
+		return out
+	}},
+}
+
+// buildModel builds raws (deduplicated, sorted by the partitioner) on both
+// paths, checks they agree, and returns the file and the model.
+func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, *model) {
+	t.Helper()
+	keys := make([]partitioner.Key, 0, len(raws))
+	for _, raw := range raws {
+		keys = append(keys, p.Decorate(raw))
+	}
+	slices.SortFunc(keys, partitioner.Compare)
+	keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+	sortedRaws := make([][]byte, len(keys))
+	positions := make([]int64, len(keys))
+	used := map[int64]bool{}
+	for i, k := range keys {
+		sortedRaws[i] = k.Raw
+		// Unique positions (the model maps them back to keys) of every
+		// payload size, both signs.
+		for {
+			v := int64(i+1)<<(r.IntN(8)*7) + int64(r.IntN(1000))
+			if r.IntN(2) == 0 {
+				v = ^v
+			}
+			if !used[v] {
+				used[v] = true
+				positions[i] = v
+				break
+			}
+		}
+	}
+	var files [2][]byte
+	for i, path := range []Path{PathScratch, PathReference} {
+		var buf bytes.Buffer
+		b := NewBuilder(&buf, Options{Partitioner: p, Path: path, PageSize: pageSize})
+		for j, k := range keys {
+			require.NoError(t, b.AddEntry(k, positions[j]))
+		}
+		_, err := b.Complete()
+		require.NoError(t, err)
+		files[i] = buf.Bytes()
+	}
+	require.Equal(t, files[0], files[1], "scratch and reference paths must write identical files")
+	return files[0], newModel(p, sortedRaws, positions)
+}
+
+func TestModelLookups(t *testing.T) {
+	sizes := []int{1, 2, 10, 100, 1000, 10000}
+	if testing.Short() {
+		sizes = sizes[:5]
+	}
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, ks := range keySets {
+			for _, n := range sizes {
+				if ks.name == "long-shared-prefix" && n > 1000 {
+					continue // 5 KB keys: 1000 of them exercise page crossings enough
+				}
+				for _, pageSize := range []int{0, 64} {
+					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
+					t.Run(name, func(t *testing.T) {
+						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
+						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						checkAgainstModel(t, p, file, m, r)
+					})
+				}
+			}
+		}
+	}
+}
+
+// checkAgainstModel checks Get, Ceiling, Floor, First, Last and iteration
+// in both directions against the model, for member keys and probes.
+func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *model, r *rand.Rand) {
+	t.Helper()
+	ix, err := NewIndex(file, p)
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	defer rd.Close()
+	entries := m.sorted()
+	require.Equal(t, int64(len(entries)), ix.Count())
+	require.Equal(t, entries[0].key.Raw, ix.FirstKey())
+	require.Equal(t, entries[len(entries)-1].key.Raw, ix.LastKey())
+
+	for _, e := range entries {
+		pos, ok, err := rd.Get(e.key)
+		require.NoError(t, err)
+		if !ok || pos != e.pos {
+			t.Fatalf("member %d: got (%d, %v), want %d", m.index(e.pos), pos, ok, e.pos)
+		}
+	}
+
+	// Probes: members, neighbours of members (byte appended, last byte
+	// changed, truncated) and random keys.
+	probes := make([][]byte, 0, 3*len(entries)+100)
+	for _, e := range entries {
+		raw := e.key.Raw
+		probes = append(probes, append(slices.Clone(raw), byte(r.Uint32())))
+		if len(raw) > 0 {
+			c := slices.Clone(raw)
+			c[len(c)-1] ^= byte(1 + r.IntN(255))
+			probes = append(probes, c, raw[:len(raw)-1])
+		}
+	}
+	for range 100 {
+		probes = append(probes, randomBytes(r, 0, 10, nil))
+	}
+	if len(probes) > 3000 {
+		r.Shuffle(len(probes), func(i, j int) { probes[i], probes[j] = probes[j], probes[i] })
+		probes = probes[:3000]
+	}
+	var falsePositives, nonMembers int
+	for pi, raw := range probes {
+		k := p.Decorate(raw)
+		var ceil, floor *modelEntry
+		m.tree.AscendGreaterOrEqual(modelEntry{key: k}, func(e modelEntry) bool { ceil = &e; return false })
+		m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { floor = &e; return false })
+		member := ceil != nil && partitioner.Compare(ceil.key, k) == 0
+
+		pos, ok, err := rd.Get(k)
+		require.NoError(t, err)
+		if member {
+			require.True(t, ok)
+			require.Equal(t, ceil.pos, pos)
+		} else {
+			nonMembers++
+			if ok {
+				falsePositives++ // a stored prefix and the hash byte matched
+				stored, err := m.keyAt(pos)
+				require.NoError(t, err, "a false positive must still point at an entry")
+				require.NotEqual(t, raw, stored)
+			}
+		}
+
+		pos, ok, err = rd.Ceiling(k, m.keyAt)
+		require.NoError(t, err)
+		require.Equal(t, ceil != nil, ok, "ceiling of probe %d", pi)
+		if ceil != nil && ceil.pos != pos {
+			t.Fatalf("ceiling of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
+				pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(ceil.pos))
+		}
+		pos, ok, err = rd.Floor(k, m.keyAt)
+		require.NoError(t, err)
+		require.Equal(t, floor != nil, ok, "floor of probe %d", pi)
+		if floor != nil && floor.pos != pos {
+			t.Fatalf("floor of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
+				pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(floor.pos))
+		}
+	}
+	// Hash-byte collisions let about 1 in 256 non-members through when they
+	// share a stored prefix; allow a generous bound.
+	require.LessOrEqual(t, falsePositives, nonMembers/32+3, "false positives among %d non-members", nonMembers)
+
+	first, ok, err := rd.First()
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, entries[0].pos, first)
+	last, ok, err := rd.Last()
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, entries[len(entries)-1].pos, last)
+
+	// Full iteration both ways.
+	var got []int64
+	for it := rd.Scan(nil, nil); it.Next(); {
+		got = append(got, it.Pos())
+	}
+	require.Len(t, got, len(entries))
+	for i, e := range entries {
+		require.Equal(t, e.pos, got[i])
+	}
+	got = got[:0]
+	rit := rd.ScanReverse(nil, nil)
+	for rit.Next() {
+		got = append(got, rit.Pos())
+	}
+	require.NoError(t, rit.Err())
+	require.Len(t, got, len(entries))
+	for i, e := range entries {
+		require.Equal(t, e.pos, got[len(got)-1-i])
+	}
+
+	// Constrained iteration between member bounds: exactly the entries
+	// from start to end inclusive (bounds that are entries are reported,
+	// as Cassandra's IndexPosIterator admits the exact start).
+	for range 20 {
+		i, j := r.IntN(len(entries)), r.IntN(len(entries))
+		if i > j {
+			i, j = j, i
+		}
+		got = got[:0]
+		it := rd.Scan(&entries[i].key, &entries[j].key)
+		for it.Next() {
+			got = append(got, it.Pos())
+		}
+		require.NoError(t, it.Err())
+		want := make([]int64, 0, j-i+1)
+		for _, e := range entries[i : j+1] {
+			want = append(want, e.pos)
+		}
+		require.Equal(t, want, got, "scan [%d, %d]", i, j)
+
+		got = got[:0]
+		rit := rd.ScanReverse(&entries[i].key, &entries[j].key)
+		for rit.Next() {
+			got = append(got, rit.Pos())
+		}
+		require.NoError(t, rit.Err())
+		slices.Reverse(got)
+		require.Equal(t, want, got, "reverse scan [%d, %d]", i, j)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package partitionindex
+
+const raceEnabled = false

@@ -1,0 +1,160 @@
+package ring
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func commit(r *Ring, s string) []byte {
+	b := append(r.Scratch(), s...)
+	r.Commit(b)
+	return b
+}
+
+func TestRotation(t *testing.T) {
+	var r Ring
+	assert.Nil(t, r.Current())
+	assert.Nil(t, r.Previous())
+	assert.Nil(t, r.Retained())
+	assert.Equal(t, 0, r.Len())
+
+	commit(&r, "k0")
+	assert.Equal(t, "k0", string(r.Current()))
+	assert.Nil(t, r.Previous())
+	commit(&r, "k1")
+	assert.Equal(t, "k1", string(r.Current()))
+	assert.Equal(t, "k0", string(r.Previous()))
+	assert.Nil(t, r.Retained())
+	for i := 2; i < 50; i++ {
+		commit(&r, "k"+strconv.Itoa(i))
+		require.Equal(t, "k"+strconv.Itoa(i), string(r.Current()))
+		require.Equal(t, "k"+strconv.Itoa(i-1), string(r.Previous()))
+		require.Equal(t, "k"+strconv.Itoa(i-2), string(r.Retained()))
+		require.Equal(t, 3, r.Len())
+	}
+}
+
+// TestBuilderPattern replays how the partition index builder uses the ring
+// and checks that every key it reads is intact when it reads it: the pending
+// key and the trie writer's last key survive the encoding of the next key.
+func TestBuilderPattern(t *testing.T) {
+	var r Ring
+	key := func(i int) string { return fmt.Sprintf("key-%04d-%s", i, string(make([]byte, i%7))) }
+	var trieLast []byte // what the trie writer holds: a view into a ring slot
+	for i := range 200 {
+		enc := append(r.Scratch(), key(i)...)
+		// While encoding key i, key i-1 (pending) and key i-2 (trie's last)
+		// must be untouched.
+		if i >= 1 {
+			require.Equal(t, key(i-1), string(r.Current()))
+		}
+		if i >= 2 {
+			require.Equal(t, key(i-2), string(r.Previous()))
+			require.Equal(t, key(i-2), string(trieLast))
+		}
+		r.Commit(enc)
+		if i >= 1 {
+			// Hand the pending key i-1 to the trie writer, which reads its
+			// previous key (i-2, now Retained) during the call.
+			if i >= 2 {
+				require.Equal(t, key(i-2), string(r.Retained()))
+				require.Equal(t, key(i-2), string(trieLast))
+			}
+			trieLast = r.Previous()
+		}
+	}
+}
+
+func TestScratchWithoutCommit(t *testing.T) {
+	var r Ring
+	for _, s := range []string{"a", "b", "c"} {
+		commit(&r, s)
+	}
+	s1 := append(r.Scratch(), "failed"...)
+	// No Commit: Current and Previous are unchanged, Retained is gone.
+	assert.Equal(t, "c", string(r.Current()))
+	assert.Equal(t, "b", string(r.Previous()))
+	assert.Nil(t, r.Retained())
+	// The next Scratch is the same slot again.
+	s2 := r.Scratch()
+	assert.Same(t, unsafe.SliceData(s1), unsafe.SliceData(s2[:1]))
+	r.Commit(append(s2, 'd'))
+	assert.Equal(t, "d", string(r.Current()))
+	assert.Equal(t, "c", string(r.Previous()))
+	assert.Equal(t, "b", string(r.Retained()))
+}
+
+func TestCommitReallocated(t *testing.T) {
+	var r Ring
+	commit(&r, "x")
+	big := append(r.Scratch(), make([]byte, 10000)...) // forces a new array
+	r.Commit(big)
+	assert.Len(t, r.Current(), 10000)
+	assert.Equal(t, "x", string(r.Previous()))
+	// The grown buffer comes back as scratch two commits later.
+	commit(&r, "y")
+	commit(&r, "z")
+	s := r.Scratch()
+	assert.GreaterOrEqual(t, cap(s), 10000)
+	assert.Empty(t, s)
+}
+
+func TestReset(t *testing.T) {
+	var r Ring
+	for i := range 3 {
+		commit(&r, string(make([]byte, 100+i)))
+	}
+	r.Reset()
+	assert.Nil(t, r.Current())
+	assert.Nil(t, r.Previous())
+	assert.Nil(t, r.Retained())
+	assert.Equal(t, 0, r.Len())
+	// Capacity is kept: three more commits of the same sizes reuse it.
+	if !raceEnabled {
+		allocs := testing.AllocsPerRun(10, func() {
+			r.Reset()
+			for i := range 3 {
+				r.Commit(append(r.Scratch(), make([]byte, 100)...))
+				_ = i
+			}
+		})
+		assert.Zero(t, allocs)
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	var r Ring
+	payload := make([]byte, 512)
+	for range 3 { // warm-up: every slot grows once
+		r.Commit(append(r.Scratch(), payload...))
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Commit(append(r.Scratch(), payload...))
+		_, _, _ = r.Current(), r.Previous(), r.Retained()
+	})
+	assert.Zero(t, allocs)
+}
+
+// TestSlotsNeverShared checks that Current, Previous and Retained always sit
+// in different arrays, so rotation never makes two roles alias.
+func TestSlotsNeverShared(t *testing.T) {
+	var r Ring
+	for i := range 20 {
+		commit(&r, strconv.Itoa(i)+"-payload")
+		if i < 2 {
+			continue
+		}
+		c, p, o := unsafe.SliceData(r.Current()), unsafe.SliceData(r.Previous()), unsafe.SliceData(r.Retained())
+		require.NotSame(t, c, p)
+		require.NotSame(t, c, o)
+		require.NotSame(t, p, o)
+	}
+}

@@ -1,0 +1,93 @@
+package trie
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzTrieReader: arbitrary bytes, root and key; every reader operation
+// must return without panicking, looping or returning non-corruption
+// errors, and iterations stay within the byte count.
+func FuzzTrieReader(f *testing.F) {
+	c := fileC()
+	f.Add(c[:0x17], uint32(0x15), bop("ab"), bop("a"), uint8(0))
+	d := fileD()
+	f.Add(d[:0x1E], uint32(0x1C), []byte{0x40, 0x52}, []byte{0x40, 0x10}, uint8(3))
+	f.Add([]byte{0x00}, uint32(0), []byte{}, []byte(nil), uint8(1))
+	chain, root := deepChain(30)
+	f.Add(chain, uint32(root), []byte("xxxxxxxx"), []byte("xx"), uint8(2))
+	if data, err := os.ReadFile(filepath.Join(goldenDir, "murmur3-10-int32", "Partitions.db")); err == nil && len(data) >= 24 {
+		fkp := binary.BigEndian.Uint64(data[len(data)-24:])
+		r := binary.BigEndian.Uint64(data[len(data)-8:])
+		if fkp <= uint64(len(data)) {
+			f.Add(data[:fkp], uint32(r), []byte{0x40, 0x80}, []byte{0x40}, uint8(1))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, root uint32, key, bound []byte, mode uint8) {
+		var src Source
+		if mode&4 != 0 && len(data) > 1 {
+			cut := int(root>>16) % len(data)
+			src = Source{File: data[:cut], Cutoff: int64(cut), Tail: data[cut:]}
+		} else {
+			src = Source{File: data}
+		}
+		tr, err := New(src, int64(root%(uint32(len(data))+1)))
+		if err != nil {
+			expectCorrupt(t, err)
+			return
+		}
+		w := tr.Walker()
+		if n, ok, err := w.Exact(key); err != nil {
+			expectCorrupt(t, err)
+		} else if ok {
+			_, _, err := tr.Payload(n)
+			expectCorrupt(t, err)
+		}
+		_, _, err = w.Ceiling(key)
+		expectCorrupt(t, err)
+		_, _, err = w.Floor(key)
+		expectCorrupt(t, err)
+		_, err = w.First()
+		expectCorrupt(t, err)
+		_, err = w.Last()
+		expectCorrupt(t, err)
+		start, end := key, bound
+		if mode&1 != 0 {
+			start = nil
+		}
+		if mode&2 != 0 {
+			end = nil
+		}
+		limit := len(data) + 1
+		var it Iterator
+		n := 0
+		for it.Reset(tr, start, end, mode&8 != 0); it.Next(); n++ {
+			if n > limit {
+				t.Fatalf("forward iteration exceeded %d nodes", limit)
+			}
+		}
+		expectCorrupt(t, it.Err())
+		var rit ReverseIterator
+		n = 0
+		for rit.Reset(tr, end, start, mode&8 == 0); rit.Next(); n++ {
+			if n > limit {
+				t.Fatalf("reverse iteration exceeded %d nodes", limit)
+			}
+		}
+		expectCorrupt(t, rit.Err())
+		_, err = tr.Stats()
+		expectCorrupt(t, err)
+		expectCorrupt(t, tr.Dump(io.Discard))
+	})
+}
+
+func expectCorrupt(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("unexpected error %v", err)
+	}
+}

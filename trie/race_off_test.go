@@ -1,0 +1,5 @@
+//go:build !race
+
+package trie
+
+const raceEnabled = false

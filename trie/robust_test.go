@@ -1,0 +1,249 @@
+package trie
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// deepChain is a leaf under n SINGLE_NOPAYLOAD_4 nodes on byte 'x'.
+func deepChain(n int) ([]byte, int64) {
+	data := []byte{0x08, 0xAA, 0x01}
+	prev := int64(0)
+	for i := 0; i < n; i++ {
+		pos := int64(len(data))
+		data = append(data, 0x10|byte(pos-prev), 'x')
+		prev = pos
+	}
+	return data, prev
+}
+
+func TestDeepChain(t *testing.T) {
+	const depth = 200000
+	data, root := deepChain(depth)
+	tr := mustNew(t, data, root)
+	key := bytes.Repeat([]byte{'x'}, depth)
+	w := tr.Walker()
+	n, ok, err := w.Exact(key)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, int64(0), n)
+	_, ok, err = w.Exact(key[:depth-1])
+	require.NoError(t, err)
+	assert.False(t, ok, "stopped above the leaf with the key consumed")
+	at, gr, err := w.Ceiling(key[:depth-1])
+	require.NoError(t, err)
+	assert.Equal(t, [2]int64{-1, 0}, [2]int64{at, gr})
+	at, ls, err := w.Floor(append(bytes.Clone(key), 'y'))
+	require.NoError(t, err)
+	assert.Equal(t, [2]int64{0, -1}, [2]int64{at, ls})
+	at, ls, err = w.Floor(append(bytes.Clone(key[:10]), 'y'))
+	require.NoError(t, err)
+	assert.Equal(t, [2]int64{-1, 0}, [2]int64{at, ls})
+	first, err := w.First()
+	require.NoError(t, err)
+	last, err := w.Last()
+	require.NoError(t, err)
+	assert.Equal(t, [2]int64{0, 0}, [2]int64{first, last})
+
+	assert.Equal(t, []int64{0}, iterAll(t, tr, nil, nil, true))
+	assert.Equal(t, []int64{0}, iterAllReverse(t, tr, nil, nil, true))
+	assert.Equal(t, []int64{0}, iterAll(t, tr, key[:5], key, false))
+	assert.Equal(t, []int64{0}, iterAllReverse(t, tr, key[:5], key, false))
+
+	st, err := tr.Stats()
+	require.NoError(t, err)
+	assert.Equal(t, depth, st.MaxDepth)
+	assert.Equal(t, int64(depth+1), st.Nodes)
+	assert.Equal(t, int64(depth), st.ByType[singleNoPayload4])
+	pages := int(root/DefaultPageSize) + 1
+	require.Len(t, st.PagesPerPayload, pages+1)
+	assert.Equal(t, int64(1), st.PagesPerPayload[pages])
+
+	bm := roaring.New()
+	require.NoError(t, tr.PathPages(key, bm))
+	assert.Equal(t, uint64(pages), bm.GetCardinality())
+
+	lc := &lineCounter{}
+	require.NoError(t, tr.Dump(lc))
+	assert.Equal(t, depth+1, lc.lines)
+	assert.Less(t, lc.bytes, 120*(depth+1), "indentation is capped")
+}
+
+type lineCounter struct{ lines, bytes int }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.lines += bytes.Count(p, []byte{'\n'})
+	c.bytes += len(p)
+	return len(p), nil
+}
+
+func TestDump(t *testing.T) {
+	tr, _ := openIndex(t, fileC())
+	var buf bytes.Buffer
+	require.NoError(t, tr.Dump(&buf))
+	assert.Equal(t, strings.Join([]string{
+		"@15 SINGLE_NOPAYLOAD_4",
+		"  40 -> @f DENSE_12",
+		"    61 -> @6 SPARSE_8",
+		"      00 -> @0 PAYLOAD_ONLY flags=8",
+		"      62 -> @3 PAYLOAD_ONLY flags=8",
+		"    62 -> @c PAYLOAD_ONLY flags=8",
+		"",
+	}, "\n"), buf.String())
+
+	// A child in another page is marked "=>"; deep lines carry their depth.
+	data := append([]byte{0x09, 1, 2, 3}, make([]byte, 5000)...)
+	root := int64(len(data))
+	data = encodeNode(data, single16, 0, root, []byte{0x7A}, []int64{0}, nil)
+	buf.Reset()
+	require.NoError(t, mustNew(t, data, root).Dump(&buf))
+	assert.Equal(t, "@138c SINGLE_16\n  7a => @0 PAYLOAD_ONLY flags=9\n", buf.String())
+
+	chain, croot := deepChain(40)
+	buf.Reset()
+	require.NoError(t, mustNew(t, chain, croot).Dump(&buf))
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	require.Len(t, lines, 41)
+	assert.Equal(t, "[40] "+strings.Repeat("  ", maxIndent)+"78 -> @0 PAYLOAD_ONLY flags=8", lines[40])
+
+	// Writer errors come back.
+	assert.ErrorIs(t, tr.Dump(failWriter{}), io.ErrShortWrite)
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
+
+// TestCorruptPointers: self-pointers, forward pointers and shared children
+// are reported, not followed.
+func TestCorruptPointers(t *testing.T) {
+	leaf := []byte{0x08, 1, 2}
+	cases := map[string]struct {
+		data []byte
+		root int64
+	}{
+		"SINGLE_NOPAYLOAD_4 distance 0": {append(bytes.Clone(leaf), 0x10, 'a'), 3},
+		"SINGLE_8 distance 0":           {append(bytes.Clone(leaf), 0x20, 'a', 0), 3},
+		"SINGLE_8 forward":              {append(bytes.Clone(leaf), 0x20, 'a', 9), 3},
+		"SPARSE_8 distance 0":           {append(bytes.Clone(leaf), 0x50, 2, 'a', 'b', 3, 0), 3},
+		"LONG_DENSE negative":           {append(bytes.Clone(leaf), 0xF0, 'a', 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFD), 3},
+		"truncated SPARSE_16":           {append(bytes.Clone(leaf), 0x70, 2, 'a', 'b', 0, 3, 0), 3},
+		"DENSE_12 first slot empty":     {append(bytes.Clone(leaf), 0xA0, 'a', 1, 0x00, 0x00, 0x30), 3},
+		"payload-less leaf":             {append([]byte{0x00}, 0x11, 'a'), 1},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			tr, err := New(Source{File: c.data}, c.root)
+			require.NoError(t, err)
+			w := tr.Walker()
+			var errs []error
+			_, _, err = w.Exact([]byte("a"))
+			errs = append(errs, err)
+			_, _, err = w.Ceiling(nil)
+			errs = append(errs, err)
+			_, _, err = w.Floor([]byte("c"))
+			errs = append(errs, err)
+			_, err = w.First()
+			errs = append(errs, err)
+			_, err = w.Last()
+			errs = append(errs, err)
+			var it Iterator
+			for it.Reset(tr, nil, nil, true); it.Next(); {
+			}
+			errs = append(errs, it.Err())
+			var rit ReverseIterator
+			for rit.Reset(tr, nil, nil, true); rit.Next(); {
+			}
+			errs = append(errs, rit.Err())
+			_, err = tr.Stats()
+			errs = append(errs, err)
+			errs = append(errs, tr.Dump(io.Discard))
+			seen := 0
+			for _, err := range errs {
+				if err != nil {
+					seen++
+					require.ErrorIs(t, err, ErrCorrupt)
+					var ce *CorruptError
+					require.True(t, errors.As(err, &ce))
+					assert.Contains(t, ce.Error(), "trie: corrupt node at offset")
+				}
+			}
+			assert.GreaterOrEqual(t, seen, 3, "most operations must notice")
+		})
+	}
+}
+
+// TestSharedChildren builds a DAG of 60 levels whose nodes have two
+// children that are the same node: 2^60 paths. Iteration, Stats and Dump
+// must stop after about as many nodes as there are bytes.
+func TestSharedChildren(t *testing.T) {
+	data := []byte{0x08, 1, 2}
+	prev := int64(0)
+	for i := 0; i < 60; i++ {
+		pos := int64(len(data))
+		d := byte(pos - prev)
+		data = append(data, 0x50, 2, 'a', 'b', d, d)
+		prev = pos
+	}
+	tr := mustNew(t, data, prev)
+	var it Iterator
+	n := 0
+	for it.Reset(tr, nil, nil, true); it.Next(); n++ {
+	}
+	assert.ErrorIs(t, it.Err(), ErrCorrupt)
+	assert.LessOrEqual(t, n, len(data))
+	var rit ReverseIterator
+	n = 0
+	for rit.Reset(tr, nil, nil, true); rit.Next(); n++ {
+	}
+	assert.ErrorIs(t, rit.Err(), ErrCorrupt)
+	assert.LessOrEqual(t, n, len(data))
+	_, err := tr.Stats()
+	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorIs(t, tr.Dump(io.Discard), ErrCorrupt)
+	// Point lookups only follow one path and succeed.
+	w := tr.Walker()
+	node, ok, err := w.Exact(bytes.Repeat([]byte{'b'}, 60))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, int64(0), node)
+}
+
+func TestIteratorReuse(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	entries := randomEntries(r, 200, 4, []byte("abcd"))
+	data, root := buildTrie(t, entries, buildOpts{})
+	tr := mustNew(t, data, root)
+	m := collect(t, tr)
+	c, _ := openIndex(t, fileC())
+	var it Iterator
+	var rit ReverseIterator
+	for i := 0; i < 3; i++ {
+		var got []int64
+		for it.Reset(tr, nil, nil, true); it.Next(); {
+			got = append(got, it.Node())
+		}
+		assert.Equal(t, m.nodes, got)
+		got = got[:0]
+		for it.Reset(c, nil, nil, true); it.Next(); {
+			got = append(got, it.Node())
+		}
+		assert.Equal(t, []int64{0, 3, 0xC}, got)
+		got = got[:0]
+		for rit.Reset(c, bop("a"), nil, false); rit.Next(); {
+			got = append(got, rit.Node())
+		}
+		assert.Equal(t, []int64{0xC, 3}, got)
+	}
+	// Next after the end stays false.
+	assert.False(t, it.Next())
+	assert.False(t, rit.Next())
+}
