@@ -75,6 +75,9 @@ func (e *CorruptError) Unwrap() error { return e.err }
 // *CorruptError, so that a caller matches one sentinel, ErrCorrupt, whatever
 // layer found the bad bytes. Other errors (and nil) pass through.
 func fromTrie(err error) error {
+	if err == nil {
+		return nil // before te escapes to errors.As: lookups must not allocate
+	}
 	var te *trie.CorruptError
 	if errors.As(err, &te) {
 		return &CorruptError{Offset: te.Offset, Reason: te.Reason, err: err}

@@ -1,0 +1,102 @@
+package partitionindex
+
+import (
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/keygen"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// The zero-allocation promise, pinned: once a builder has built an index of
+// the same shape (its node arena, ring slots and output buffer are warm),
+// AddEntry allocates nothing; lookups never allocate.
+
+func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage instrumentation allocate")
+	}
+	for _, cfg := range []keygen.Config{
+		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 20_000, Seed: 1},
+		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 5_000, Seed: 2, PrefixBytes: 64, KeyLenMin: 1, KeyLenMax: 40},
+	} {
+		t.Run(cfg.Partitioner.String(), func(t *testing.T) {
+			keys, err := cfg.Keys()
+			require.NoError(t, err)
+			opts := Options{Partitioner: cfg.Partitioner}
+			b := NewBuilder(io.Discard, opts)
+			build := func() {
+				for i, k := range keys {
+					require.NoError(t, b.AddEntry(k, int64(i)))
+				}
+				_, err := b.Complete()
+				require.NoError(t, err)
+				b.Reset(io.Discard, opts)
+			}
+			build() // warm up: the arena and buffers reach their peak size
+			i := 0
+			allocs := testing.AllocsPerRun(len(keys)-1, func() {
+				if err := b.AddEntry(keys[i], int64(i)); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+			require.Zero(t, allocs, "allocations per AddEntry on a warm builder")
+		})
+	}
+}
+
+func TestLookupsAllocateNothing(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage instrumentation allocate")
+	}
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5_000, Seed: 3}
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	var file writeBuffer
+	b := NewBuilder(&file, Options{})
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(k, int64(i)))
+	}
+	_, err = b.Complete()
+	require.NoError(t, err)
+	ix, err := NewIndex(file, partitioner.Murmur3)
+	require.NoError(t, err)
+	r, err := ix.OpenReader()
+	require.NoError(t, err)
+	defer r.Close()
+	absent := partitioner.Murmur3.Decorate([]byte("absent key"))
+	i := 0
+	ops := map[string]func(){
+		"get":     func() { _, _, _ = r.Get(keys[i%len(keys)]) },
+		"miss":    func() { _, _, _ = r.Get(absent) },
+		"ceiling": func() { _, _, _ = r.Ceiling(keys[i%len(keys)], nil) },
+		"floor":   func() { _, _, _ = r.Floor(keys[i%len(keys)], nil) },
+		"first":   func() { _, _, _ = r.First() },
+		"scan": func() {
+			it := r.Scan(&keys[i%len(keys)], nil)
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+		"scan-reverse": func() {
+			it := r.ScanReverse(nil, &keys[i%len(keys)])
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+	}
+	for name, op := range ops {
+		op() // warm the handle's scratch and iterator stacks
+		allocs := testing.AllocsPerRun(200, func() { op(); i++ })
+		require.Zero(t, allocs, "allocations per %s", name)
+	}
+}
+
+// writeBuffer is a minimal in-memory sink.
+type writeBuffer []byte
+
+func (w *writeBuffer) Write(p []byte) (int, error) {
+	*w = append(*w, p...)
+	return len(p), nil
+}

@@ -1,0 +1,67 @@
+// Package partitionindex writes and reads the partition index of Cassandra's
+// BTI sstable format, the *-Partitions.db file, byte for byte as Cassandra's
+// PartitionIndexBuilder and PartitionIndex do (checked against Cassandra
+// trunk at commit 69a6dc6; see BtiFormat.md in Cassandra's source tree).
+//
+// # File layout
+//
+//	+-------------------------------------------+ 0
+//	| trie nodes, children before parents,      |
+//	| packed into 4096-byte pages (zero padding |
+//	| where a branch does not fit); the root is |
+//	| the last node                             |
+//	+-------------------------------------------+ firstKeyPos
+//	| u16 length | first partition key (raw)    |
+//	| u16 length | last partition key (raw)     |
+//	+-------------------------------------------+ file length - 24
+//	| i64 firstKeyPos | i64 key count | i64 root|   big-endian
+//	+-------------------------------------------+
+//
+// The trie maps the byte-comparable encoding (OSS50) of each decorated key,
+// cut to the shortest prefix that differs from both neighbours, to a payload
+// stored after the leaf node:
+//
+//	header low nibble 8|(size-1) | hash byte | position (size bytes, BE)
+//
+// The hash byte is the low byte of the key's Murmur3 h2; the position is a
+// Rows.db offset when >= 0 and ^(Data.db offset) when negative. Node layouts
+// are documented in package trie.
+//
+// # Contracts
+//
+// Key order: Builder.AddEntry takes keys in strictly increasing
+// decorated-key order of the partitioner (Murmur3: signed token, then raw
+// bytes; ByteOrdered: raw bytes), which is the unsigned order of their
+// encodings. A key that is equal or smaller is refused with a *KeyError
+// matching ErrKeyOrder, and the builder is unchanged.
+//
+// Caller memory: the builder copies what it keeps (it encodes each key once
+// into its own ring of three scratch slots); the caller's key bytes need
+// only live for the duration of the call. Lookups likewise.
+//
+// Failures: a refused key or a failed write leaves the builder as it was
+// before the call. The builder hands bytes to its writer in batches at the
+// start of a later call (or on Flush/Complete), before changing any state,
+// so a write error costs nothing but the error: retry the call, or Complete
+// with the keys accepted so far. A failed Complete can be retried; after
+// Complete (failed or not) AddEntry returns ErrFinished.
+//
+// What a hit means: only distinguishing prefixes are stored, so Get returns
+// a candidate. A key that shares a stored prefix and (1 in 256) the hash
+// byte gets that entry's position; the caller confirms it by comparing the
+// key stored at the position in Rows.db or Data.db, as Cassandra does.
+// Ceiling and Floor take a KeyAt function to do that confirmation.
+//
+// Concurrency: an Index is immutable and shared; each goroutine opens its
+// own Reader handle, whose lookups take no lock, do no atomic operation and
+// allocate nothing. Closing the Index waits for the last handle before the
+// memory is unmapped.
+//
+// Early open: Builder.BuildPartial prepares a readable view of the keys
+// written so far (all but the most recent: the builder lags one key) and
+// hands it out once the data, row-index and partition-index files are
+// flushed far enough (the Mark*Synced calls), as Cassandra's compaction
+// does. Taking a view changes later layout decisions exactly as in
+// Cassandra, so files match Cassandra's only when views are taken after the
+// same keys.
+package partitionindex
