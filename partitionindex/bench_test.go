@@ -232,4 +232,3 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
-
