@@ -91,9 +91,13 @@ func AppendLongTokenKey(dst []byte, token int64, key []byte) []byte {
 func AppendBytesTokenKey(dst []byte, key []byte) []byte {
 	dst = slices.Grow(dst, 5+2*len(key))
 	dst = append(dst, NextComponent)
+	start := len(dst)
 	dst = AppendEscaped(dst, key)
+	end := len(dst)
 	dst = append(dst, NextComponent)
-	dst = AppendEscaped(dst, key)
+	// The key component is the token component again: copy, don't escape
+	// twice. (Appending from dst itself is safe even if append reallocates.)
+	dst = append(dst, dst[start:end]...)
 	return append(dst, Terminator)
 }
 
@@ -139,6 +143,10 @@ func DiffPoint(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
 	i := 0
+	// Keys under a long shared partition-key prefix agree for thousands of
+	// bytes: skip equal blocks with the runtime's vectorised comparison.
+	for ; i+diffBlock <= n && bytes.Equal(a[i:i+diffBlock], b[i:i+diffBlock]); i += diffBlock {
+	}
 	// Eight bytes at a time: the lowest set bit of the little-endian XOR is
 	// in the first differing byte.
 	for ; i+8 <= n; i += 8 {
@@ -153,6 +161,10 @@ func DiffPoint(a, b []byte) int {
 	}
 	return i + 1
 }
+
+// diffBlock is the block DiffPoint compares with bytes.Equal before it
+// looks for the differing byte a word at a time.
+const diffBlock = 128
 
 // Cut returns the first n bytes of enc (all of it if n >= len(enc), none if
 // n <= 0), which is Cassandra's ByteSource.cut applied to an encoded key. It

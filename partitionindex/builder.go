@@ -215,7 +215,14 @@ func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 		}
 		cut := min(max(diff, b.lastDiff), len(prev))
 		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
-		if err := b.trie.Add(prev[:cut], flags, p); err != nil {
+		// The trie's previous key shares exactly lastDiff-1 bytes with this
+		// prefix (the full keys differ there, and both cuts reach past it),
+		// so the trie need not compare them again.
+		shared := 0
+		if b.trie.Count() > 0 {
+			shared = b.lastDiff - 1
+		}
+		if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
 			return err
 		}
 		b.lastDiff = diff

@@ -2,12 +2,12 @@ package trie
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"slices"
+
+	"github.com/bti-go/bti/bytecomparable"
 )
 
 // DefaultPageSize is the page size of Cassandra's Partitions.db writer. Only
@@ -197,19 +197,30 @@ func (w *Writer) Buffered() []byte { return w.out }
 // stored in the node header, payload the bytes written right after the node
 // (copied). key must be strictly greater than the previous key.
 func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
+	common := 0
+	if w.hasPrev {
+		common = bytecomparable.DiffPoint(w.prevKey, key) - 1
+	}
+	return w.AddShared(key, common, flags, payload)
+}
+
+// AddShared is Add for a caller that already knows how many leading bytes
+// key shares with the previous key (the partition index builder does: it
+// compared the full keys). Only the byte at that position is checked, not
+// the shared bytes, so a wrong count corrupts the trie: use Add unless the
+// count comes from a comparison of these very bytes.
+func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
 	if w.done {
 		return ErrFinished
 	}
-	common := 0
 	if w.hasPrev {
-		common = commonPrefix(w.prevKey, key)
-		if common == len(key) || (common < len(w.prevKey) && key[common] < w.prevKey[common]) {
-			return &KeyOrderError{
-				Prev:  bytes.Clone(w.prevKey),
-				Key:   bytes.Clone(key),
-				Equal: common == len(key) && common == len(w.prevKey),
-			}
+		prev := w.prevKey
+		if shared < 0 || shared > len(prev) || shared >= len(key) ||
+			(shared < len(prev) && key[shared] <= prev[shared]) {
+			return w.orderError(key)
 		}
+	} else {
+		shared = 0
 	}
 	if len(w.out) >= flushThreshold {
 		if err := w.Flush(); err != nil {
@@ -219,13 +230,13 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 
 	// Nodes below the common prefix are finished: complete them deepest
 	// first, which may lay out (write) branches that filled a page.
-	for len(w.stack) > common+1 {
+	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		w.complete(top)
 	}
 	parent := w.stack[len(w.stack)-1]
-	for _, b := range key[common:] {
+	for _, b := range key[shared:] {
 		child := w.newNode(b)
 		p := &w.nodes[parent] // re-take: newNode may grow the arena
 		p.children = append(p.children, child)
@@ -243,22 +254,14 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 	return nil
 }
 
-// commonPrefix returns the length of the common prefix of a and b, comparing
-// eight bytes at a time.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
+// orderError describes why key cannot follow the previous key.
+func (w *Writer) orderError(key []byte) error {
+	common := bytecomparable.DiffPoint(w.prevKey, key) - 1
+	return &KeyOrderError{
+		Prev:  bytes.Clone(w.prevKey),
+		Key:   bytes.Clone(key),
+		Equal: common == len(key) && common == len(w.prevKey),
 	}
-	for ; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 // Complete finishes the trie, writes everything that is left and returns the
