@@ -140,6 +140,8 @@ func getLookupFixture(b *testing.B, n int) *lookupFixture {
 	return f
 }
 
+func benchKeysName(n int) string { return fmt.Sprintf("keys=%dk", n/1000) }
+
 // shuffle permutes keys deterministically so lookups do not walk the trie
 // in file order.
 func shuffle(keys []partitioner.Key) {
@@ -158,7 +160,7 @@ func BenchmarkLookup(b *testing.B) {
 		if n > 100_000 && testing.Short() {
 			continue
 		}
-		name := fmt.Sprintf("keys=%dk", n/1000)
+		name := benchKeysName(n)
 		b.Run(name+"/op=get-hit", func(b *testing.B) {
 			f := getLookupFixture(b, n)
 			r, _ := f.ix.OpenReader()
