@@ -1,0 +1,165 @@
+package trie
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Counterparts of Cassandra's TrieNodeTest for the writing side: type
+// choice by child count, payload and distance class, and the bytes each type
+// serializes to (computed by hand from the layouts in node.go).
+
+func TestTypeForSingles(t *testing.T) {
+	cases := []struct {
+		dist       int64
+		noPayload  nodeType
+		hasPayload nodeType
+	}{
+		{1, singleNoPayload4, single8},
+		{0xF, singleNoPayload4, single8},
+		{0x10, single8, single8},
+		{0xFF, single8, single8},
+		{0x100, singleNoPayload12, single16},
+		{0xFFF, singleNoPayload12, single16},
+		{0x1000, single16, single16},
+		{0xFFFF, single16, single16},
+		{0x10000, dense24, dense24},
+		{1<<24 - 1, dense24, dense24},
+		{1 << 24, dense32, dense32},
+		{1<<32 - 1, dense32, dense32},
+		{1 << 32, dense40, dense40},
+		{1<<40 - 1, dense40, dense40},
+		{1 << 40, longDense, longDense},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.noPayload, typeFor(1, 1, false, c.dist), "distance %#x without payload", c.dist)
+		require.Equal(t, c.hasPayload, typeFor(1, 1, true, c.dist), "distance %#x with payload", c.dist)
+	}
+	require.Equal(t, payloadOnly, typeFor(0, 0, true, 0))
+	require.Equal(t, payloadOnly, typeFor(0, 0, false, 0))
+}
+
+func TestTypeForSparseOrDense(t *testing.T) {
+	// Two children one byte apart: DENSE_12 is 3+3 = 6 bytes, SPARSE_8 is
+	// 2+4 = 6: a tie goes to DENSE.
+	require.Equal(t, dense12, typeFor(2, 2, false, 10))
+	// Far apart, sparse wins.
+	require.Equal(t, sparse8, typeFor(2, 200, false, 10))
+	require.Equal(t, sparse12, typeFor(3, 200, false, 0x800))
+	require.Equal(t, sparse16, typeFor(3, 200, false, 0x8000))
+	require.Equal(t, sparse24, typeFor(3, 200, false, 0x800000))
+	// Width class 5 pairs SPARSE_40 with DENSE_32.
+	require.Equal(t, sparse40, typeFor(3, 200, false, 1<<31))
+	require.Equal(t, dense32, typeFor(3, 3, false, 1<<31))
+	require.Equal(t, sparse40, typeFor(3, 200, false, 1<<39))
+	require.Equal(t, longDense, typeFor(3, 200, false, 1<<41))
+	// 256 children always go DENSE, whatever the width.
+	for _, d := range []int64{1, 0x800, 0x8000, 0x800000, 1 << 31, 1 << 39} {
+		require.True(t, typeFor(256, 256, true, d).isDense(), "256 children at distance %#x", d)
+	}
+}
+
+func TestNodeSizes(t *testing.T) {
+	require.Equal(t, 1, nodeSize(payloadOnly, 0, 0))
+	require.Equal(t, 2, nodeSize(singleNoPayload4, 1, 1))
+	require.Equal(t, 3, nodeSize(single8, 1, 1))
+	require.Equal(t, 3, nodeSize(singleNoPayload12, 1, 1))
+	require.Equal(t, 4, nodeSize(single16, 1, 1))
+	require.Equal(t, 2+2*3, nodeSize(sparse8, 3, 9))
+	require.Equal(t, 2+3+5, nodeSize(sparse12, 3, 9)) // 3 transitions + ceil(4.5)
+	require.Equal(t, 2+4+6, nodeSize(sparse12, 4, 9))
+	require.Equal(t, 2+3*3, nodeSize(sparse16, 3, 9))
+	require.Equal(t, 2+4*3, nodeSize(sparse24, 3, 9))
+	require.Equal(t, 2+6*3, nodeSize(sparse40, 3, 9))
+	require.Equal(t, 3+5, nodeSize(dense12, 2, 3)) // 3 slots of 12 bits
+	require.Equal(t, 3+6, nodeSize(dense12, 2, 4))
+	require.Equal(t, 3+2*9, nodeSize(dense16, 3, 9))
+	require.Equal(t, 3+3*9, nodeSize(dense24, 3, 9))
+	require.Equal(t, 3+4*9, nodeSize(dense32, 3, 9))
+	require.Equal(t, 3+5*9, nodeSize(dense40, 3, 9))
+	require.Equal(t, 3+8*9, nodeSize(longDense, 3, 9))
+}
+
+// placedNode builds, in a fresh writer, a node at position pos whose
+// children (transition, distance) are already written, and serializes it.
+func placedNode(t *testing.T, pos int64, payload []byte, children ...[2]int64) []byte {
+	t.Helper()
+	w := NewWriter(io.Discard, Options{})
+	parent := w.newNode(0)
+	for _, c := range children {
+		ci := w.newNode(byte(c[0]))
+		w.nodes[ci].filePos = pos - c[1]
+		w.nodes[parent].children = append(w.nodes[parent].children, ci)
+	}
+	n := &w.nodes[parent]
+	if payload != nil {
+		n.hasPayload, n.flags, n.payload = true, 9, payload
+	}
+	// Children already written: the node sizes itself from real positions.
+	n.outOfPageChildren = true
+	got := w.appendNode(nil, n, pos)
+	require.Equal(t, int(w.sizeOf(n, pos)), len(got), "sizeOf agrees with the bytes")
+	return got
+}
+
+func TestSerializeEachType(t *testing.T) {
+	pl := []byte{0xAA, 0xBB}
+	cases := []struct {
+		name     string
+		got      []byte
+		want     []byte
+		wantType nodeType
+	}{
+		{"PAYLOAD_ONLY", placedNode(t, 100, pl), []byte{0x09, 0xAA, 0xBB}, payloadOnly},
+		{"SINGLE_NOPAYLOAD_4", placedNode(t, 100, nil, [2]int64{0x61, 7}), []byte{0x17, 0x61}, singleNoPayload4},
+		{"SINGLE_8", placedNode(t, 100, pl, [2]int64{0x61, 7}), []byte{0x29, 0x61, 0x07, 0xAA, 0xBB}, single8},
+		{"SINGLE_NOPAYLOAD_12", placedNode(t, 5000, nil, [2]int64{0x61, 0xABC}), []byte{0x3A, 0xBC, 0x61}, singleNoPayload12},
+		{"SINGLE_16", placedNode(t, 70000, pl, [2]int64{0x61, 0xABCD}), []byte{0x49, 0x61, 0xAB, 0xCD, 0xAA, 0xBB}, single16},
+		{"DENSE_24 single", placedNode(t, 1<<20, nil, [2]int64{0x61, 0x12345}), []byte{0xC0, 0x61, 0x00, 0x01, 0x23, 0x45}, dense24},
+		{"SPARSE_8", placedNode(t, 100, nil, [2]int64{0x10, 9}, [2]int64{0x80, 3}),
+			[]byte{0x50, 0x02, 0x10, 0x80, 0x09, 0x03}, sparse8},
+		{"SPARSE_12 odd", placedNode(t, 5000, nil, [2]int64{0x10, 0x123}, [2]int64{0x80, 0x456}, [2]int64{0xF0, 0x789}),
+			[]byte{0x60, 0x03, 0x10, 0x80, 0xF0, 0x12, 0x34, 0x56, 0x78, 0x90}, sparse12},
+		{"SPARSE_16", placedNode(t, 70000, nil, [2]int64{0x10, 0x1234}, [2]int64{0x80, 0x5678}, [2]int64{0xF0, 0x9ABC}),
+			[]byte{0x70, 0x03, 0x10, 0x80, 0xF0, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC}, sparse16},
+		{"SPARSE_12 even, payload", placedNode(t, 5000, pl, [2]int64{0x61, 0x123}, [2]int64{0x63, 0x456}),
+			[]byte{0x69, 0x02, 0x61, 0x63, 0x12, 0x34, 0x56, 0xAA, 0xBB}, sparse12},
+		{"DENSE_12 with hole", placedNode(t, 5000, pl, [2]int64{0x61, 0x123}, [2]int64{0x62, 0x456}, [2]int64{0x64, 0x789}),
+			[]byte{0xA9, 0x61, 0x03, 0x12, 0x34, 0x56, 0x00, 0x07, 0x89, 0xAA, 0xBB}, dense12},
+		{"DENSE_16", placedNode(t, 70000, nil, [2]int64{0x61, 0x1234}, [2]int64{0x62, 0x5678}),
+			[]byte{0xB0, 0x61, 0x01, 0x12, 0x34, 0x56, 0x78}, dense16},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, c.got, c.name)
+		require.Equal(t, c.wantType, nodeType(c.got[0]>>4), c.name)
+	}
+}
+
+// A leaf payload bigger than a (tiny) page: the layout writes the node
+// across the boundary instead of retrying it forever, and it reads back.
+func TestNodeBiggerThanPage(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, Options{PageSize: 64})
+	big := bytes.Repeat([]byte{7}, 200)
+	for _, k := range []string{"a", "b", "c"} {
+		require.NoError(t, w.Add([]byte(k), 8, big))
+	}
+	root, err := w.Complete()
+	require.NoError(t, err)
+	tr, err := New(Source{File: buf.Bytes()}, root)
+	require.NoError(t, err)
+	var it Iterator
+	it.Reset(tr, nil, nil, true)
+	n := 0
+	for it.Next() {
+		_, p, err := tr.Payload(it.Node())
+		require.NoError(t, err)
+		require.Equal(t, big, p[:200])
+		n++
+	}
+	require.NoError(t, it.Err())
+	require.Equal(t, 3, n)
+}
