@@ -37,36 +37,61 @@ const (
 // AppendEscaped appends the OSS50 escaped form of b (a variable-length
 // component: partition key bytes, or a ByteOrdered token) to dst.
 //
-// Zero runs are the only bytes that change, so the loop copies the stretches
-// between zeros in bulk with bytes.IndexByte.
+// Zero runs are the only bytes that change. The loop copies eight bytes at a
+// time while a word holds no zero (the common case for text, numbers and
+// hashes) and steps byte by byte through words that do; keys full of zero
+// bytes (blobs, packed integers) are escaped without a call per zero run.
 func AppendEscaped(dst, b []byte) []byte {
-	// The output is len(b)+1 bytes plus one FF per zero run followed by data;
-	// growing once for the common case keeps append from reallocating twice.
-	dst = slices.Grow(dst, len(b)+1)
-	for {
-		i := bytes.IndexByte(b, 0)
-		if i < 0 {
-			dst = append(dst, b...)
-			return append(dst, Escape)
+	// Worst case "00 01 00 01 ...": three bytes out for every two in, plus
+	// the end marker; growing once keeps the writes below in bounds.
+	dst = slices.Grow(dst, len(b)+len(b)/2+2)
+	out := dst[:cap(dst)]
+	n := len(dst)
+	escaped := false // the previous input byte was a zero
+	for i := 0; i < len(b); {
+		if !escaped && i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			// The lowest set bit of zeros marks the first zero byte of w
+			// (higher bits may be false positives; they are never used).
+			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+			binary.LittleEndian.PutUint64(out[n:], w)
+			if zeros == 0 {
+				n += 8
+				i += 8
+				continue
+			}
+			// Keep the bytes up to and including the first zero, which is
+			// written as-is: it is the escape.
+			k := bits.TrailingZeros64(zeros)/8 + 1
+			n += k
+			i += k
+			escaped = true
+			continue
 		}
-		// Non-zero bytes, then the first zero of the run as-is: it is the escape.
-		dst = append(dst, b[:i+1]...)
-		b = b[i+1:]
-		n := 0
-		for n < len(b) && b[n] == 0 {
+		c := b[i]
+		i++
+		if escaped {
+			if c == 0 {
+				out[n] = Escaped0Cont // the zero run goes on
+				n++
+				continue
+			}
+			out[n] = Escaped0Done // the run ended; the byte follows
 			n++
+			escaped = false
 		}
-		for range n {
-			dst = append(dst, Escaped0Cont)
-		}
-		b = b[n:]
-		if len(b) == 0 {
-			// The input ends inside the run. OSS50 ends it with one more FE
-			// and no 00 (LEGACY would add a 00), so that "x 00" < "x 00 00".
-			return append(dst, Escaped0Cont)
-		}
-		dst = append(dst, Escaped0Done)
+		out[n] = c
+		n++
+		escaped = c == 0
 	}
+	if escaped {
+		// The input ends inside a zero run. OSS50 ends it with one more FE
+		// and no 00 (LEGACY would add a 00), so that "x 00" < "x 00 00".
+		out[n] = Escaped0Cont
+	} else {
+		out[n] = Escape
+	}
+	return out[:n+1]
 }
 
 // AppendInt64 appends the 8-byte fixed-length encoding of v: big-endian with
