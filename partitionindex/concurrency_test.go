@@ -1,0 +1,222 @@
+package partitionindex
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Concurrency: an Index is shared, each goroutine reads through its own
+// Reader handle. Run with -race. Closing the index while lookups are in
+// flight does not pull the bytes from under them: the memory is released
+// when the last handle closes.
+
+const relGoroutines = 8
+
+// relConcurrentSet is a 100k-key Murmur3 set (20k under -short or -race).
+func relConcurrentSet(t *testing.T) *relSet {
+	n := 100000
+	if testing.Short() || raceEnabled {
+		n = 20000
+	}
+	r := relRand(21)
+	raws := make([][]byte, n)
+	for i := range raws {
+		raws[i] = relRandBytes(r, 4+r.IntN(28), nil)
+	}
+	return relNewSet("concurrent", partitioner.Murmur3, 0, r, raws)
+}
+
+// relLookups runs lookups of keys[from::step] and a bounded scan on rd and
+// returns the first wrong answer or error.
+func relLookups(rd *Reader, s *relSet, from, step int) error {
+	for i := from; i < len(s.keys); i += step {
+		k := s.part.Decorate(s.keys[i])
+		pos, ok, err := rd.Get(k)
+		if err != nil || !ok || pos != s.pos[i] {
+			return fmt.Errorf("Get key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
+		}
+		if pos, ok, err = rd.Ceiling(k, nil); err != nil || !ok || pos != s.pos[i] {
+			return fmt.Errorf("Ceiling key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
+		}
+		if pos, ok, err = rd.Floor(k, nil); err != nil || !ok || pos != s.pos[i] {
+			return fmt.Errorf("Floor key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
+		}
+	}
+	start := s.part.Decorate(s.keys[from])
+	j := from
+	for it := rd.Scan(&start, nil); it.Next() && j < from+500; j++ {
+		if it.Pos() != s.pos[j] {
+			return fmt.Errorf("scan entry %d: %d, want %d", j, it.Pos(), s.pos[j])
+		}
+	}
+	end := s.part.Decorate(s.keys[len(s.keys)-1-from])
+	j = len(s.keys) - 1 - from
+	for it := rd.ScanReverse(nil, &end); it.Next() && j > len(s.keys)-500-from; j-- {
+		if it.Pos() != s.pos[j] {
+			return fmt.Errorf("reverse scan entry %d: %d, want %d", j, it.Pos(), s.pos[j])
+		}
+	}
+	return nil
+}
+
+func TestConcurrentReaders(t *testing.T) {
+	s := relConcurrentSet(t)
+	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, relGoroutines)
+	for g := range relGoroutines {
+		wg.Go(func() {
+			rd, err := ix.OpenReader()
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer rd.Close()
+			// Overlapping strides: every key is read by two goroutines.
+			if err := relLookups(rd, s, g%4, 4); err != nil {
+				errs <- fmt.Errorf("goroutine %d: %w", g, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	require.NoError(t, ix.Close())
+}
+
+// relCloseInFlight closes ix while goroutines look up through their
+// handles, then checks the lifecycle. released reports whether ix's memory
+// was released.
+func relCloseInFlight(t *testing.T, ix *Index, s *relSet, released func() bool) {
+	handles := make([]*Reader, relGoroutines)
+	for g := range handles {
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		handles[g] = rd
+	}
+	var (
+		wg      sync.WaitGroup
+		started sync.WaitGroup
+		closed  atomic.Bool
+		rounds  [relGoroutines]int
+	)
+	errs := make(chan error, relGoroutines)
+	started.Add(relGoroutines)
+	for g, rd := range handles {
+		wg.Go(func() {
+			started.Done()
+			// Keep looking up until the index is closed, then two rounds
+			// more: those run on a closed index through a live handle.
+			for after := 0; after < 2; rounds[g]++ {
+				if closed.Load() {
+					after++
+				}
+				if err := relLookups(rd, s, g, len(s.keys)/50); err != nil {
+					errs <- fmt.Errorf("goroutine %d round %d (index closed: %v): %w", g, rounds[g], closed.Load(), err)
+					return
+				}
+			}
+		})
+	}
+	started.Wait()
+	require.NoError(t, ix.Close())
+	closed.Store(true)
+	require.NoError(t, ix.Close(), "Close is idempotent")
+	_, err := ix.OpenReader()
+	require.ErrorIs(t, err, ErrClosed)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	require.False(t, released(), "memory held while handles are open")
+
+	// Handles close one by one; the last one releases the memory.
+	for g, rd := range handles {
+		require.NoError(t, rd.Close())
+		require.NoError(t, rd.Close(), "Reader.Close is idempotent")
+		k := s.part.Decorate(s.keys[0])
+		_, _, err := rd.Get(k)
+		require.ErrorIs(t, err, ErrClosed)
+		_, _, err = rd.Ceiling(k, nil)
+		require.ErrorIs(t, err, ErrClosed)
+		_, _, err = rd.Floor(k, nil)
+		require.ErrorIs(t, err, ErrClosed)
+		_, _, err = rd.First()
+		require.ErrorIs(t, err, ErrClosed)
+		_, _, err = rd.Last()
+		require.ErrorIs(t, err, ErrClosed)
+		it := rd.Scan(nil, nil)
+		require.False(t, it.Next())
+		require.ErrorIs(t, it.Err(), ErrClosed)
+		rit := rd.ScanReverse(nil, nil)
+		require.False(t, rit.Next())
+		require.ErrorIs(t, rit.Err(), ErrClosed)
+		require.Equal(t, g == len(handles)-1, released(), "released after handle %d", g)
+	}
+}
+
+func TestConcurrentCloseInFlight(t *testing.T) {
+	s := relConcurrentSet(t)
+	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
+	require.NoError(t, err)
+	var releases atomic.Int32
+	ix.release = func() error { releases.Add(1); return nil }
+	relCloseInFlight(t, ix, s, func() bool { return releases.Load() > 0 })
+	require.Equal(t, int32(1), releases.Load(), "released exactly once")
+}
+
+// TestConcurrentMmap does the same on a memory-mapped file: after the last
+// handle closes, the mapping is gone from the process (checked in
+// /proc/self/maps where there is one), and nothing touched it afterwards, or
+// the test would have crashed.
+func TestConcurrentMmap(t *testing.T) {
+	s := relConcurrentSet(t)
+	path := filepath.Join(t.TempDir(), "Partitions.db")
+	require.NoError(t, os.WriteFile(path, s.cleanBuild(t, len(s.keys)), 0o644))
+	ix, err := Open(path, s.part)
+	require.NoError(t, err)
+	mapped := func() bool {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			return false // no procfs: rely on the release bookkeeping
+		}
+		return strings.Contains(string(maps), path)
+	}
+	_, procfs := os.Stat("/proc/self/maps")
+	hasMapping := ix.release != nil
+	if procfs == nil && hasMapping {
+		require.True(t, mapped(), "the file is mapped while open")
+	}
+	relCloseInFlight(t, ix, s, func() bool {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		return hasMapping && ix.release == nil
+	})
+	if procfs == nil && hasMapping {
+		require.False(t, mapped(), "the mapping is released with the last handle")
+	}
+
+	// Closing with no handle open releases at once.
+	ix, err = Open(path, s.part)
+	require.NoError(t, err)
+	require.NoError(t, ix.Close())
+	if procfs == nil && hasMapping {
+		require.False(t, mapped())
+	}
+	_, err = ix.OpenReader()
+	require.True(t, errors.Is(err, ErrClosed))
+}

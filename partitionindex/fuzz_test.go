@@ -1,0 +1,222 @@
+package partitionindex
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// relFuzzGoldenFiles returns the golden Partitions.db files, or none when
+// the shared folder is absent (the committed corpus still runs).
+func relFuzzGoldenFiles(f *testing.F) [][]byte {
+	dirs, err := os.ReadDir(goldenDir)
+	if err != nil {
+		f.Logf("golden cases not found at %s; seeding from testdata only", goldenDir)
+		return nil
+	}
+	var files [][]byte
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(goldenDir, d.Name(), "Partitions.db"))
+		if err == nil {
+			files = append(files, data)
+		}
+	}
+	return files
+}
+
+// FuzzIndexReader opens arbitrary bytes as an index and, if they open, runs
+// every kind of lookup on keys taken from the input and on the footer's
+// keys. Nothing may panic, every error must be a *CorruptError, and no
+// iteration may yield more entries than the input has bytes.
+func FuzzIndexReader(f *testing.F) {
+	// While fuzzing, big seeds only slow the engine down (every execution
+	// walks every entry, and minimizing a 1 MB input takes minutes): seed
+	// the files up to 64 KiB then, and under -short and -race. As a plain
+	// test, every file is a seed.
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	for _, file := range relFuzzGoldenFiles(f) {
+		if (fuzzing || testing.Short() || raceEnabled) && len(file) > 64<<10 {
+			continue
+		}
+		f.Add(file)
+		for _, n := range []int{0, 1, footerLength - 1, footerLength, len(file) / 2, len(file) - footerLength, len(file) - 1} {
+			if n >= 0 && n < len(file) {
+				f.Add(file[:n])
+			}
+		}
+		for _, at := range []int{0, len(file) / 3, len(file) - footerLength - 5, len(file) - 9, len(file) - 1} {
+			if at >= 0 && at < len(file) {
+				for _, bit := range []byte{0x01, 0x10, 0x80} {
+					flipped := bytes.Clone(file)
+					flipped[at] ^= bit
+					f.Add(flipped)
+				}
+			}
+		}
+	}
+	// Small files of our own, where the mutator is fast: a few keys of
+	// each partitioner, with default and tiny pages.
+	r := relRand(77)
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		for _, n := range []int{0, 1, 3, 12, 40} {
+			for _, pageSize := range []int{0, 64} {
+				var raws [][]byte
+				for range n {
+					raws = append(raws, relRandBytes(r, r.IntN(6), []byte{0, 1, 'a', 'b', 0xff}))
+				}
+				s := relNewSet("seed", p, pageSize, r, raws)
+				var buf bytes.Buffer
+				b := NewBuilder(&buf, s.opts(PathScratch))
+				for i := range s.keys {
+					if err := b.Add(s.keys[i], s.pos[i]); err != nil {
+						f.Fatal(err)
+					}
+				}
+				if _, err := b.Complete(); err != nil {
+					f.Fatal(err)
+				}
+				f.Add(buf.Bytes())
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var keys [][]byte
+		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
+			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
+		}
+		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+			ix, err := NewIndex(data, p)
+			if err != nil {
+				if !relIsCorrupt(err) {
+					t.Fatalf("NewIndex: %T %v is not a *CorruptError", err, err)
+				}
+				continue
+			}
+			rd, err := ix.OpenReader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...)
+			if err := relExercise(rd, p, all, len(data)+1); err != nil {
+				t.Fatal(err)
+			}
+			if err := rd.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := ix.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func relIsCorrupt(err error) bool {
+	ce, ok := err.(*CorruptError)
+	return ok && ce != nil
+}
+
+// relFuzzKeys splits data into keys: each key is a length byte (mod 40)
+// followed by that many bytes.
+func relFuzzKeys(data []byte) [][]byte {
+	var keys [][]byte
+	for len(data) > 0 {
+		n := min(int(data[0])%40, len(data)-1)
+		keys = append(keys, data[1:1+n])
+		data = data[1+n:]
+	}
+	return keys
+}
+
+// FuzzBuildRoundTrip builds the keys found in the input (sorted and
+// deduplicated by the partitioner's order) on both paths and with a Reset
+// builder: the three files must be identical, and every key must resolve to
+// its position.
+func FuzzBuildRoundTrip(f *testing.F) {
+	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), false, uint8(0))
+	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), true, uint8(1))
+	f.Add([]byte("\x04\x00\x00\x00\x00\x04\x00\x00\x00\x01\x04\xff\xff\xff\xff\x02\x00\xff"), true, uint8(2))
+	long := []byte{39}
+	long = append(long, bytes.Repeat([]byte{7}, 39)...)
+	f.Add(bytes.Repeat(long, 30), true, uint8(3))
+	f.Add(bytes.Repeat([]byte("\x08abcdefgh\x01\x00"), 20), false, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, byteOrdered bool, pageSel uint8) {
+		p := partitioner.Murmur3
+		if byteOrdered {
+			p = partitioner.ByteOrdered
+		}
+		pageSize := []int{0, 64, 128, 512}[pageSel%4]
+		keys := make([]partitioner.Key, 0, len(data))
+		for _, raw := range relFuzzKeys(data) {
+			keys = append(keys, p.Decorate(raw))
+		}
+		slices.SortFunc(keys, partitioner.Compare)
+		keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+		pos := make([]int64, len(keys))
+		for i := range pos {
+			// Every payload size, both signs.
+			pos[i] = int64(i) << (7 * (i % 9))
+			if i%2 == 1 {
+				pos[i] = ^pos[i]
+			}
+		}
+		var files [3]bytes.Buffer
+		var roots [3]int64
+		b := NewBuilder(&files[0], Options{Partitioner: p, PageSize: pageSize})
+		for run, path := range []Path{PathScratch, PathReference, PathScratch} {
+			if run > 0 {
+				b.Reset(&files[run], Options{Partitioner: p, Path: path, PageSize: pageSize})
+			}
+			for i, k := range keys {
+				if err := b.AddEntry(k, pos[i]); err != nil {
+					t.Fatalf("run %d key %d: %v", run, i, err)
+				}
+			}
+			root, err := b.Complete()
+			if err != nil {
+				t.Fatal(err)
+			}
+			roots[run] = root
+		}
+		for run := 1; run < 3; run++ {
+			if !bytes.Equal(files[0].Bytes(), files[run].Bytes()) || roots[0] != roots[run] {
+				t.Fatalf("run %d wrote a different file (first difference at %d)", run, firstDiff(files[0].Bytes(), files[run].Bytes()))
+			}
+		}
+		file := files[0].Bytes()
+		ix, err := NewIndex(file, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Count() != int64(len(keys)) || ix.Root() != roots[0] {
+			t.Fatalf("count %d root %d, want %d %d", ix.Count(), ix.Root(), len(keys), roots[0])
+		}
+		if len(keys) > 0 && (!bytes.Equal(ix.FirstKey(), keys[0].Raw) || !bytes.Equal(ix.LastKey(), keys[len(keys)-1].Raw)) {
+			t.Fatalf("footer keys %x %x", ix.FirstKey(), ix.LastKey())
+		}
+		rd, err := ix.OpenReader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		for i, k := range keys {
+			got, ok, err := rd.Get(k)
+			if err != nil || !ok || got != pos[i] {
+				t.Fatalf("key %d %x: %d %v %v, want %d", i, k.Raw, got, ok, err, pos[i])
+			}
+		}
+		n := 0
+		for it := rd.Scan(nil, nil); it.Next(); n++ {
+			if n >= len(keys) || it.Pos() != pos[n] {
+				t.Fatalf("scan entry %d: %d", n, it.Pos())
+			}
+		}
+		if n != len(keys) {
+			t.Fatalf("scan listed %d of %d", n, len(keys))
+		}
+	})
+}
