@@ -36,18 +36,27 @@ const (
 
 // AppendEscaped appends the OSS50 escaped form of b (a variable-length
 // component: partition key bytes, or a ByteOrdered token) to dst.
+func AppendEscaped(dst, b []byte) []byte {
+	dst = slices.Grow(dst, maxEscapedLen(len(b)))
+	out := dst[:cap(dst)]
+	n, escaped := escapeInto(out, len(dst), b, false)
+	return out[:endEscaped(out, n, escaped)]
+}
+
+// maxEscapedLen bounds the escaped size of n input bytes. The worst case is
+// "00 01 00 01 ...": three bytes out for every two in, plus the end marker.
+func maxEscapedLen(n int) int { return n + n/2 + 2 }
+
+// escapeInto writes the escaped form of b, without the end marker, into
+// out[n:], continuing from the escaper state escaped (the previous input
+// byte was a zero). out must have room for maxEscapedLen(len(b)) more bytes.
+// It returns the new output length and state.
 //
 // Zero runs are the only bytes that change. The loop copies eight bytes at a
 // time while a word holds no zero (the common case for text, numbers and
-// hashes) and steps byte by byte through words that do; keys full of zero
-// bytes (blobs, packed integers) are escaped without a call per zero run.
-func AppendEscaped(dst, b []byte) []byte {
-	// Worst case "00 01 00 01 ...": three bytes out for every two in, plus
-	// the end marker; growing once keeps the writes below in bounds.
-	dst = slices.Grow(dst, len(b)+len(b)/2+2)
-	out := dst[:cap(dst)]
-	n := len(dst)
-	escaped := false // the previous input byte was a zero
+// hashes) and steps byte by byte only through zero runs, so keys full of
+// zero bytes (blobs, packed integers) need no call per run.
+func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 	for i := 0; i < len(b); {
 		if !escaped && i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
@@ -84,14 +93,63 @@ func AppendEscaped(dst, b []byte) []byte {
 		n++
 		escaped = c == 0
 	}
+	return n, escaped
+}
+
+// endEscaped writes the end marker of an escaped component at out[n] and
+// returns the length. An input that ends inside a zero run ends with one more
+// FE and no 00 (LEGACY would add a 00), so that "x 00" < "x 00 00".
+func endEscaped(out []byte, n int, escaped bool) int {
 	if escaped {
-		// The input ends inside a zero run. OSS50 ends it with one more FE
-		// and no 00 (LEGACY would add a 00), so that "x 00" < "x 00 00".
 		out[n] = Escaped0Cont
 	} else {
 		out[n] = Escape
 	}
-	return out[:n+1]
+	return n + 1
+}
+
+// EscapeMarkEvery is the input stride at which AppendEscapedReusing records
+// where the output stood.
+const EscapeMarkEvery = 256
+
+// EscapeMark records the escaper after an input prefix of a component:
+// Out bytes of output (counted from the component's start) and whether the
+// prefix ended in a zero byte. The output for an input prefix depends on
+// that prefix alone, so another input that agrees on it can copy the output
+// and carry on from the mark.
+type EscapeMark struct {
+	Out     int
+	Escaped bool
+}
+
+// AppendEscapedReusing appends the escaped form of b, exactly as
+// AppendEscaped does, for a key that shares its first shared input bytes
+// with a previously escaped component: prev is that component's output
+// (from its start) and prevMarks its marks. Output for whole shared strides
+// of EscapeMarkEvery bytes is copied from prev instead of escaped again,
+// which is what makes keys under a long common prefix cheap to encode. It
+// records b's own marks into marks (reusing its memory) and returns them.
+func AppendEscapedReusing(dst, b, prev []byte, prevMarks []EscapeMark, shared int, marks []EscapeMark) ([]byte, []EscapeMark) {
+	base := len(dst)
+	dst = slices.Grow(dst, maxEscapedLen(len(b)))
+	out := dst[:cap(dst)]
+	n, escaped, i := base, false, 0
+	marks = marks[:0]
+	if k := min(shared/EscapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].Out <= len(prev) {
+		m := prevMarks[k-1]
+		n += copy(out[n:], prev[:m.Out])
+		escaped, i = m.Escaped, k*EscapeMarkEvery
+		marks = append(marks, prevMarks[:k]...)
+	}
+	for i < len(b) {
+		end := min(i+EscapeMarkEvery, len(b))
+		n, escaped = escapeInto(out, n, b[i:end], escaped)
+		if end-i == EscapeMarkEvery {
+			marks = append(marks, EscapeMark{Out: n - base, Escaped: escaped})
+		}
+		i = end
+	}
+	return out[:endEscaped(out, n, escaped)], marks
 }
 
 // AppendInt64 appends the 8-byte fixed-length encoding of v: big-endian with

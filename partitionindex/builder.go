@@ -98,6 +98,7 @@ type Builder struct {
 	finishing bool
 
 	keys    ring.Ring       // scratch path: encodings of the last keys
+	shared  sharedPrefix    // scratch path, ByteOrdered: reuse of the previous key's escaping
 	payload [9]byte         // scratch for one payload
 	lastRef partitioner.Key // reference path: the pending key (owns its bytes)
 	prevRef partitioner.Key // reference path: the key last added to the trie
@@ -129,6 +130,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.completed = false
 	b.finishing = false
 	b.keys.Reset()
+	b.shared.reset()
 	b.lastRef = partitioner.Key{}
 	b.prevRef = partitioner.Key{}
 	b.partial = partialState{}
@@ -204,7 +206,12 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 // a sub-slice of its slot. The ring is rotated only once everything
 // succeeded, so a failure leaves it untouched.
 func (b *Builder) addScratch(key partitioner.Key, position int64) error {
-	enc := key.AppendComparable(b.keys.Scratch())
+	var enc []byte
+	if key.Partitioner == partitioner.ByteOrdered {
+		enc = b.shared.encode(b.keys.Scratch(), key.Raw, b.keys.Current(), b.hasLast)
+	} else {
+		enc = key.AppendComparable(b.keys.Scratch())
+	}
 	if b.hasLast {
 		prev := b.keys.Current()
 		diff := bytecomparable.DiffPoint(prev, enc)
@@ -228,6 +235,7 @@ func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
+	b.shared.commit(key.Partitioner == partitioner.ByteOrdered)
 	return nil
 }
 
