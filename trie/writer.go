@@ -103,6 +103,7 @@ type Writer struct {
 
 	nodes []node
 	free  []int32
+	lists childLists
 	stack []int32 // the path to the last key: stack[0] is the root
 
 	prevKey []byte
@@ -139,6 +140,8 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.out = w.out[:0]
 	w.free = w.free[:0]
 	for i := range w.nodes {
+		w.lists.put(w.nodes[i].children)
+		w.nodes[i].children = nil
 		w.free = append(w.free, int32(len(w.nodes)-1-i))
 	}
 	w.stack = append(w.stack[:0], w.newNode(0))
@@ -163,7 +166,6 @@ func (w *Writer) newNode(transition byte) int32 {
 	}
 	n := &w.nodes[i]
 	*n = node{
-		children:          n.children[:0],
 		payload:           n.payload[:0],
 		filePos:           notPlaced,
 		branchSize:        -1,
@@ -174,11 +176,15 @@ func (w *Writer) newNode(transition byte) int32 {
 	return i
 }
 
-// releaseChildren returns n's children to the free list. Called once n is
-// serialized: nothing reads a written node's children again.
+// releaseChildren returns n's children and n's child list for reuse.
+// Called once n is serialized: nothing reads a written node's children
+// again. (A written node stays, childless, in its parent's list until the
+// parent is written: it may wait there for a long time, so it must not keep
+// an array that can hold 256 indices.)
 func (w *Writer) releaseChildren(n *node) {
 	w.free = append(w.free, n.children...)
-	n.children = n.children[:0]
+	w.lists.put(n.children)
+	n.children = nil
 }
 
 // Count returns the number of keys added.
@@ -239,7 +245,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	for _, b := range key[shared:] {
 		child := w.newNode(b)
 		p := &w.nodes[parent] // re-take: newNode may grow the arena
-		p.children = append(p.children, child)
+		p.children = append(w.lists.grow(p.children), child)
 		w.stack = append(w.stack, child)
 		parent = child
 	}
