@@ -1,5 +1,11 @@
 package trie
 
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
+
 // The page-aware layout, after Cassandra's IncrementalTrieWriterPageAware.
 //
 // A completed node stays in memory while its branch (the node plus all of its
@@ -80,7 +86,7 @@ func (w *Writer) layoutChildren(i int32) {
 		f := &w.layoutFrames[len(w.layoutFrames)-1]
 		if f.waiting >= 0 {
 			// Back from laying out the waiting child's children: retry it.
-			w.candidates = append(w.candidates, f.waiting)
+			w.insertCandidate(f.start, f.waiting)
 			f.waiting = -1
 			f.bytesLeft = w.bytesLeftInPage()
 		}
@@ -98,12 +104,10 @@ func (w *Writer) layoutChildren(i int32) {
 		if k < 0 {
 			w.pad()
 			f.bytesLeft = w.pageSize
-			k = w.largestCandidate(f.start, -1)
+			k = len(w.candidates) - 1 // the largest of all
 		}
-		child := w.candidates[k]
-		last := len(w.candidates) - 1
-		w.candidates[k] = w.candidates[last]
-		w.candidates = w.candidates[:last]
+		child := w.candidates[k].node
+		w.candidates = slices.Delete(w.candidates, k, k+1)
 
 		c := &w.nodes[child]
 		if c.outOfPageChildren || c.outOfPageInBranch {
@@ -116,7 +120,7 @@ func (w *Writer) layoutChildren(i int32) {
 				}
 				if f.bytesLeft < w.pageSize || w.hasUnplacedChild(child) {
 					// Probably fits once a page is free: put it back.
-					w.candidates = append(w.candidates, child)
+					w.insertCandidate(f.start, child)
 					continue
 				}
 				// A lone node bigger than a page. With 4096-byte pages no
@@ -141,37 +145,59 @@ func (w *Writer) hasUnplacedChild(i int32) bool {
 	return false
 }
 
-// newLayoutFrame pushes node i's unplaced children as candidates.
+// candidate is a child branch waiting in layoutChildren, with the size it
+// is ordered by as it was when it became a candidate (as in Cassandra's
+// TreeSet; a candidate's sizes do not change while it waits).
+type candidate struct {
+	size       int64
+	transition byte
+	node       int32
+}
+
+// compareCandidates orders by size, then transition byte, so the last of
+// equal sizes is the one with the higher transition.
+func compareCandidates(a, b candidate) int {
+	if c := cmp.Compare(a.size, b.size); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.transition, b.transition)
+}
+
+// newLayoutFrame pushes node i's unplaced children as candidates, sorted.
 func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 	start := len(w.candidates)
 	for _, ci := range w.nodes[i].children {
 		if w.nodes[ci].filePos == notPlaced {
-			w.candidates = append(w.candidates, ci)
+			w.candidates = append(w.candidates, w.newCandidate(ci))
 		}
 	}
+	slices.SortFunc(w.candidates[start:], compareCandidates)
 	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: -1}
 }
 
-// largestCandidate returns the index in candidates[start:] of the largest
-// branch whose size is at most limit (any size if limit < 0), ties broken by
-// the higher transition byte; -1 if none qualifies. A linear scan: a node has
-// at most 256 children and layouts happen about once per page written.
+func (w *Writer) newCandidate(i int32) candidate {
+	return candidate{size: w.branchTotal(i), transition: w.nodes[i].transition, node: i}
+}
+
+// insertCandidate puts node i back among the top frame's candidates
+// (candidates[start:]), in order, with its current size.
+func (w *Writer) insertCandidate(start int, i int32) {
+	c := w.newCandidate(i)
+	k, _ := slices.BinarySearchFunc(w.candidates[start:], c, compareCandidates)
+	w.candidates = slices.Insert(w.candidates, start+k, c)
+}
+
+// largestCandidate returns the index in candidates[start:] (which are
+// sorted) of the largest branch whose size is at most limit, ties broken by
+// the higher transition byte; -1 if none fits.
 func (w *Writer) largestCandidate(start int, limit int64) int {
-	best := -1
-	var bestSize int64
-	var bestTrans byte
-	for k := start; k < len(w.candidates); k++ {
-		ci := w.candidates[k]
-		size := w.branchTotal(ci)
-		if limit >= 0 && size > limit {
-			continue
-		}
-		t := w.nodes[ci].transition
-		if best < 0 || size > bestSize || (size == bestSize && t > bestTrans) {
-			best, bestSize, bestTrans = k, size, t
-		}
+	top := w.candidates[start:]
+	// The first candidate larger than limit; the one before it is the answer.
+	k := sort.Search(len(top), func(k int) bool { return top[k].size > limit })
+	if k == 0 {
+		return -1
 	}
-	return best
+	return start + k - 1
 }
 
 // recalcFrame is one level of recalcTotalSize.

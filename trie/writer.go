@@ -116,7 +116,7 @@ type Writer struct {
 	writeFrames  []writeFrame
 	recalcFrames []recalcFrame
 	layoutFrames []layoutFrame
-	candidates   []int32
+	candidates   []candidate
 	denseSlots   [256]uint64
 }
 
