@@ -1,105 +1,43 @@
 package partitioner
 
 import (
-	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"encoding/hex"
-	"errors"
-	"io"
-	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/golden"
 )
-
-const goldenDir = "../../shared/golden"
-
-// goldenKey is one line of a golden keys.tsv.
-type goldenKey struct {
-	raw []byte
-	pos int64
-}
-
-// readKeysTSV reads dir/keys.tsv, or dir/keys.tsv.bz2 if that is what the
-// case has: "<hex raw key>\t<signed decimal position>" per line.
-func readKeysTSV(t testing.TB, dir string) []goldenKey {
-	t.Helper()
-	var r io.Reader
-	f, err := os.Open(filepath.Join(dir, "keys.tsv"))
-	if errors.Is(err, fs.ErrNotExist) {
-		f, err = os.Open(filepath.Join(dir, "keys.tsv.bz2"))
-		require.NoError(t, err)
-		r = bzip2.NewReader(f)
-	} else {
-		require.NoError(t, err)
-		r = f
-	}
-	defer f.Close()
-	var keys []goldenKey
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		if sc.Text() == "" {
-			continue
-		}
-		hexKey, posText, ok := strings.Cut(sc.Text(), "\t")
-		require.True(t, ok, "%s line %d: no tab", dir, line)
-		raw, err := hex.DecodeString(hexKey)
-		require.NoError(t, err, "%s line %d", dir, line)
-		pos, err := strconv.ParseInt(posText, 10, 64)
-		require.NoError(t, err, "%s line %d", dir, line)
-		keys = append(keys, goldenKey{raw, pos})
-	}
-	require.NoError(t, sc.Err(), dir)
-	return keys
-}
 
 // TestGoldenKeyOrder checks every Cassandra key set: successive keys, as
 // Cassandra sorted them, must be strictly increasing both by Compare and by
 // their OSS50 encodings.
 func TestGoldenKeyOrder(t *testing.T) {
-	entries, err := os.ReadDir(goldenDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("golden key sets not found at %s (shared/golden is not checked out)", goldenDir)
-	}
-	require.NoError(t, err)
-	cases := 0
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		name, _, _ := strings.Cut(e.Name(), "-")
-		p, err := Parse(name)
-		require.NoError(t, err, "case %s: folder prefix names no partitioner", e.Name())
-		cases++
-		t.Run(e.Name(), func(t *testing.T) {
-			keys := readKeysTSV(t, filepath.Join(goldenDir, e.Name()))
+	for _, c := range golden.Cases(t) {
+		p, err := Parse(c.Partitioner)
+		require.NoError(t, err, "case %s: folder prefix names no partitioner", c.Name)
+		t.Run(c.Name, func(t *testing.T) {
 			var prev Key
 			var prevEnc, enc []byte
-			for i, gk := range keys {
-				k := p.Decorate(gk.raw)
+			for i, e := range c.Entries(t) {
+				k := p.Decorate(e.Key)
 				enc = k.AppendComparable(enc[:0])
 				if i > 0 {
-					require.Negative(t, Compare(prev, k), "key %d (%x) does not follow key %d (%x)", i, gk.raw, i-1, prev.Raw)
-					require.Negative(t, bytes.Compare(prevEnc, enc), "encoding of key %d (%x) does not follow key %d", i, gk.raw, i-1)
+					require.Negative(t, Compare(prev, k), "key %d (%x) does not follow key %d (%x)", i, e.Key, i-1, prev.Raw)
+					require.Negative(t, bytes.Compare(prevEnc, enc), "encoding of key %d (%x) does not follow key %d", i, e.Key, i-1)
 				}
 				back, err := p.DecodeComparable(nil, enc)
 				require.NoError(t, err)
-				require.Equal(t, gk.raw, []byte(append([]byte{}, back.Raw...)), "key %d", i)
+				require.True(t, bytes.Equal(e.Key, back.Raw), "key %d decodes back", i)
 				prev = k
 				prevEnc, enc = enc, prevEnc
 			}
 		})
 	}
-	require.NotZero(t, cases, "no golden cases in %s", goldenDir)
 }
 
 // randRaw draws keys heavy in 00/FF, sometimes empty and sometimes very

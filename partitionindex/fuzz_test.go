@@ -8,20 +8,24 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/partitioner"
 )
 
 // relFuzzGoldenFiles returns the golden Partitions.db files, or none when
 // the shared folder is absent (the committed corpus still runs).
 func relFuzzGoldenFiles(f *testing.F) [][]byte {
-	dirs, err := os.ReadDir(goldenDir)
+	root, err := golden.Dir()
 	if err != nil {
-		f.Logf("golden cases not found at %s; seeding from testdata only", goldenDir)
-		return nil
+		f.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "Partitions.db"))
+	if len(paths) == 0 {
+		f.Logf("golden cases not found at %s; seeding from testdata only", root)
 	}
 	var files [][]byte
-	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(goldenDir, d.Name(), "Partitions.db"))
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
 		if err == nil {
 			files = append(files, data)
 		}

@@ -1,106 +1,42 @@
 package partitionindex
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/keystsv"
 	"github.com/bti-go/bti/partitioner"
 )
-
-// goldenDir holds the cases Cassandra's own writer produced (see its README).
-const goldenDir = "../../shared/golden"
 
 type goldenCase struct {
 	name     string
 	part     partitioner.Partitioner
 	entries  []keystsv.Entry
 	want     []byte // Cassandra's Partitions.db
-	partials []goldenPartial
+	partials []golden.Partial
 }
 
-type goldenPartial struct {
-	afterKeys                int
-	accepted                 bool
-	root, count, cutoff, tln int64
-	tailSHA                  string
-}
-
+// loadGolden reads every Cassandra-written case (skipping if absent).
 func loadGolden(t testing.TB) []goldenCase {
 	t.Helper()
-	dirs, err := os.ReadDir(goldenDir)
-	if os.IsNotExist(err) {
-		t.Skipf("golden cases not found at %s (the shared folder beside the repository); skipping", goldenDir)
-	}
-	require.NoError(t, err)
 	var cases []goldenCase
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		dir := filepath.Join(goldenDir, d.Name())
-		c := goldenCase{name: d.Name()}
-		switch {
-		case strings.HasPrefix(d.Name(), "murmur3"):
-			c.part = partitioner.Murmur3
-		case strings.HasPrefix(d.Name(), "byteordered"):
-			c.part = partitioner.ByteOrdered
-		default:
-			t.Fatalf("golden case %s: unknown partitioner prefix", d.Name())
-		}
-		keys := filepath.Join(dir, "keys.tsv")
-		if _, err := os.Stat(keys); err != nil {
-			keys += ".bz2"
-		}
-		c.entries, err = keystsv.ReadFile(keys)
-		require.NoError(t, err)
-		c.want, err = os.ReadFile(filepath.Join(dir, "Partitions.db"))
-		require.NoError(t, err)
-		c.partials = readPartials(t, filepath.Join(dir, "partials.tsv"))
-		cases = append(cases, c)
+	for _, gc := range golden.Cases(t) {
+		p, err := partitioner.Parse(gc.Partitioner)
+		require.NoError(t, err, "golden case %s", gc.Name)
+		cases = append(cases, goldenCase{
+			name:     gc.Name,
+			part:     p,
+			entries:  gc.Entries(t),
+			want:     gc.PartitionsDB(t),
+			partials: gc.Partials,
+		})
 	}
-	require.NotEmpty(t, cases)
 	return cases
-}
-
-func readPartials(t testing.TB, path string) []goldenPartial {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	var out []goldenPartial
-	s := bufio.NewScanner(f)
-	for line := 0; s.Scan(); line++ {
-		if line == 0 {
-			continue // header
-		}
-		cols := strings.Split(s.Text(), "\t")
-		require.Len(t, cols, 7, "%s line %d", path, line+1)
-		p := goldenPartial{accepted: cols[1] == "true"}
-		p.afterKeys, err = strconv.Atoi(cols[0])
-		require.NoError(t, err)
-		if p.accepted {
-			for i, dst := range []*int64{&p.root, &p.count, &p.cutoff, &p.tln} {
-				*dst, err = strconv.ParseInt(cols[2+i], 10, 64)
-				require.NoError(t, err)
-			}
-			p.tailSHA = cols[6]
-		}
-		out = append(out, p)
-	}
-	require.NoError(t, s.Err())
-	return out
 }
 
 // buildGolden builds c on the given path, taking partial views where the
@@ -111,7 +47,7 @@ func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
 	next := 0
 	for i, e := range c.entries {
 		require.NoError(t, b.Add(e.Key, e.Pos), "key %d", i)
-		if next < len(c.partials) && c.partials[next].afterKeys == i+1 {
+		if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
 			checkPartial(t, c, b, &buf, c.partials[next])
 			next++
 		}
@@ -122,11 +58,11 @@ func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
 	return buf.Bytes()
 }
 
-func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, want goldenPartial) {
+func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, want golden.Partial) {
 	var got *PartialIndex
 	accepted, err := b.BuildPartial(0, 0, func(p *PartialIndex) { got = p })
 	require.NoError(t, err)
-	require.Equal(t, want.accepted, accepted, "after %d keys: accepted", want.afterKeys)
+	require.Equal(t, want.Accepted, accepted, "after %d keys: accepted", want.AfterKeys)
 	if !accepted {
 		return
 	}
@@ -137,11 +73,11 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 	b.MarkPartitionIndexSynced(b.Position())
 	require.NotNil(t, got, "view ready once all files are synced")
 	sum := sha256.Sum256(got.Tail)
-	require.Equal(t, want.root, got.Root, "after %d keys: root", want.afterKeys)
-	require.Equal(t, want.count, got.Count, "after %d keys: count", want.afterKeys)
-	require.Equal(t, want.cutoff, got.Cutoff, "after %d keys: cutoff", want.afterKeys)
-	require.Equal(t, want.tln, int64(len(got.Tail)), "after %d keys: tail length", want.afterKeys)
-	require.Equal(t, want.tailSHA, hex.EncodeToString(sum[:]), "after %d keys: tail sha256", want.afterKeys)
+	require.Equal(t, want.Root, got.Root, "after %d keys: root", want.AfterKeys)
+	require.Equal(t, want.Count, got.Count, "after %d keys: count", want.AfterKeys)
+	require.Equal(t, want.Cutoff, got.Cutoff, "after %d keys: cutoff", want.AfterKeys)
+	require.Equal(t, want.TailLen, int64(len(got.Tail)), "after %d keys: tail length", want.AfterKeys)
+	require.Equal(t, want.TailSHA256, hex.EncodeToString(sum[:]), "after %d keys: tail sha256", want.AfterKeys)
 
 	// The view finds exactly the keys that reached the trie.
 	ix, err := got.NewIndex(buf.Bytes())
@@ -149,8 +85,8 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 	r, err := ix.OpenReader()
 	require.NoError(t, err)
 	defer r.Close()
-	inView := want.afterKeys - 1
-	for i, e := range c.entries[:want.afterKeys] {
+	inView := want.AfterKeys - 1
+	for i, e := range c.entries[:want.AfterKeys] {
 		pos, ok, err := r.Get(c.part.Decorate(e.Key))
 		require.NoError(t, err)
 		if i < inView {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bti-go/bti/internal/golden"
 )
 
 // FuzzTrieReader: arbitrary bytes, root and key; every reader operation
@@ -20,6 +22,10 @@ func FuzzTrieReader(f *testing.F) {
 	f.Add([]byte{0x00}, uint32(0), []byte{}, []byte(nil), uint8(1))
 	chain, root := deepChain(30)
 	f.Add(chain, uint32(root), []byte("xxxxxxxx"), []byte("xx"), uint8(2))
+	goldenDir, err := golden.Dir()
+	if err != nil {
+		f.Fatal(err)
+	}
 	if data, err := os.ReadFile(filepath.Join(goldenDir, "murmur3-10-int32", "Partitions.db")); err == nil && len(data) >= 24 {
 		fkp := binary.BigEndian.Uint64(data[len(data)-24:])
 		r := binary.BigEndian.Uint64(data[len(data)-8:])

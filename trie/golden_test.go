@@ -11,15 +11,15 @@ import (
 	"github.com/RoaringBitmap/roaring"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-const goldenDir = "../../shared/golden"
+	"github.com/bti-go/bti/internal/golden"
+)
 
 // goldenFiles returns the Cassandra-written Partitions.db files, or skips.
 func goldenFiles(t *testing.T) []string {
-	files, _ := filepath.Glob(filepath.Join(goldenDir, "*", "Partitions.db"))
-	if len(files) == 0 {
-		t.Skipf("no golden Partitions.db files under %s (the shared Cassandra fixtures are absent)", goldenDir)
+	var files []string
+	for _, c := range golden.Cases(t) {
+		files = append(files, c.DBPath)
 	}
 	return files
 }

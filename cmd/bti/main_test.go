@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
-	"path/filepath"
-	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// goldenDir holds the Cassandra-written cases (see its README): the shared
-// folder beside the repository, ../shared/golden from the module root.
-// Tests that need it skip when it is absent.
-const goldenDir = "../../../shared/golden"
+	"github.com/bti-go/bti/internal/golden"
+)
 
 // result is one in-process run of the tool.
 type result struct {
@@ -45,52 +40,19 @@ type goldenCase struct {
 	partialAt []string // every after_keys value of partials.tsv
 }
 
+// goldenCases lists the Cassandra-written cases (skipping if absent).
 func goldenCases(t *testing.T) []goldenCase {
 	t.Helper()
-	dirs, err := os.ReadDir(goldenDir)
-	if os.IsNotExist(err) {
-		t.Skipf("golden cases not found at %s (the shared folder beside the repository); skipping", goldenDir)
-	}
-	require.NoError(t, err)
 	var cases []goldenCase
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
+	for _, gc := range golden.Cases(t) {
+		c := goldenCase{name: gc.Name, dir: gc.Dir, part: gc.Partitioner, keys: gc.KeysPath, db: gc.DBPath}
+		for _, p := range gc.Partials {
+			// Every request, accepted or not: a declined one must not fail the build.
+			c.partialAt = append(c.partialAt, strconv.Itoa(p.AfterKeys))
 		}
-		c := goldenCase{name: d.Name(), dir: filepath.Join(goldenDir, d.Name())}
-		c.part, _, _ = strings.Cut(d.Name(), "-")
-		c.db = filepath.Join(c.dir, "Partitions.db")
-		c.keys = filepath.Join(c.dir, "keys.tsv")
-		if _, err := os.Stat(c.keys); err != nil {
-			c.keys += ".bz2"
-		}
-		c.partialAt = readAfterKeys(t, filepath.Join(c.dir, "partials.tsv"))
 		cases = append(cases, c)
 	}
-	require.NotEmpty(t, cases)
 	return cases
-}
-
-// readAfterKeys returns the after_keys column of a partials.tsv, accepted
-// or not (a declined request must not fail the build).
-func readAfterKeys(t *testing.T, path string) []string {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		field, _, _ := strings.Cut(sc.Text(), "\t")
-		if field == "after_keys" || field == "" {
-			continue
-		}
-		out = append(out, field)
-	}
-	require.NoError(t, sc.Err())
-	return out
 }
 
 // smallGolden returns the golden case of that name (skipping if absent).

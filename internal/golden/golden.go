@@ -1,0 +1,156 @@
+// Package golden finds the Cassandra-written golden cases that tests in
+// several packages check against: ../shared/golden beside the module root
+// (see its README). They are read in place, never copied into the project;
+// tests skip with a message where the folder is absent.
+package golden
+
+import (
+	"bufio"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bti-go/bti/keystsv"
+)
+
+// Case is one folder of the golden set.
+type Case struct {
+	Name string
+	Dir  string
+	// Partitioner is the folder name's prefix: "murmur3" or "byteordered".
+	Partitioner string
+	KeysPath    string // keys.tsv, or keys.tsv.bz2 where that is what is stored
+	DBPath      string // the Partitions.db Cassandra wrote
+	Partials    []Partial
+}
+
+// Partial is one row of a case's partials.tsv: an early-open request made
+// right after key AfterKeys, and what the view looked like if accepted.
+type Partial struct {
+	AfterKeys  int
+	Accepted   bool
+	Root       int64
+	Count      int64
+	Cutoff     int64
+	TailLen    int64
+	TailSHA256 string // lowercase hex
+}
+
+// Dir returns the golden folder: ../shared/golden relative to the directory
+// holding go.mod, found by walking up from the working directory (a test's
+// package directory).
+func Dir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "golden"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("golden: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Cases lists every case, skipping tb if the golden folder is absent.
+func Cases(tb testing.TB) []Case {
+	tb.Helper()
+	root, err := Dir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		tb.Skipf("golden cases not found at %s (the shared folder beside the repository); skipping", root)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cases []Case
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		c := Case{Name: d.Name(), Dir: filepath.Join(root, d.Name())}
+		c.Partitioner, _, _ = strings.Cut(d.Name(), "-")
+		c.DBPath = filepath.Join(c.Dir, "Partitions.db")
+		c.KeysPath = filepath.Join(c.Dir, "keys.tsv")
+		if _, err := os.Stat(c.KeysPath); err != nil {
+			c.KeysPath += ".bz2"
+		}
+		if c.Partials, err = readPartials(filepath.Join(c.Dir, "partials.tsv")); err != nil {
+			tb.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		tb.Fatalf("no golden cases in %s", root)
+	}
+	return cases
+}
+
+// Entries reads the case's keys and positions.
+func (c Case) Entries(tb testing.TB) []keystsv.Entry {
+	tb.Helper()
+	entries, err := keystsv.ReadFile(c.KeysPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return entries
+}
+
+// PartitionsDB reads the file Cassandra wrote.
+func (c Case) PartitionsDB(tb testing.TB) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(c.DBPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// readPartials parses partials.tsv (absent: no partial requests). Columns:
+// after_keys, accepted, root, count, cutoff, tail_len, tail_sha256.
+func readPartials(path string) ([]Partial, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Partial
+	s := bufio.NewScanner(f)
+	for line := 1; s.Scan(); line++ {
+		if line == 1 {
+			continue // header
+		}
+		cols := strings.Split(s.Text(), "\t")
+		if len(cols) != 7 {
+			return nil, errors.New(path + ": line " + strconv.Itoa(line) + ": want 7 columns")
+		}
+		p := Partial{Accepted: cols[1] == "true"}
+		if p.AfterKeys, err = strconv.Atoi(cols[0]); err != nil {
+			return nil, err
+		}
+		if p.Accepted {
+			for i, dst := range []*int64{&p.Root, &p.Count, &p.Cutoff, &p.TailLen} {
+				if *dst, err = strconv.ParseInt(cols[2+i], 10, 64); err != nil {
+					return nil, err
+				}
+			}
+			p.TailSHA256 = cols[6]
+		}
+		out = append(out, p)
+	}
+	return out, s.Err()
+}
