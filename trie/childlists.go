@@ -24,14 +24,12 @@ func (p *childLists) grow(list []int32) []int32 {
 	if cap(list) > 0 {
 		class = bits.Len(uint(cap(list))) // the next power of two
 	}
-	var next []int32
-	if n := len(p.free[class]); n > 0 {
-		next = p.free[class][n-1][:0]
-		p.free[class] = p.free[class][:n-1]
-	} else {
-		next = make([]int32, 0, 1<<class)
+	if len(p.free[class]) == 0 {
+		p.refill(class)
 	}
-	next = append(next, list...)
+	n := len(p.free[class])
+	next := append(p.free[class][n-1][:0], list...)
+	p.free[class] = p.free[class][:n-1]
 	p.put(list)
 	return next
 }
@@ -41,5 +39,19 @@ func (p *childLists) put(list []int32) {
 	if c := cap(list); c > 0 {
 		class := bits.Len(uint(c)) - 1
 		p.free[class] = append(p.free[class], list[:0])
+	}
+}
+
+// chunkInts is how many indices one allocation of new lists holds: lists
+// are cut from chunks, so a cold writer makes one allocation per 16 KiB of
+// lists rather than one per list.
+const chunkInts = 4096
+
+// refill adds lists of the class, cut from one new chunk, to the pool.
+func (p *childLists) refill(class int) {
+	size := 1 << class
+	chunk := make([]int32, max(chunkInts, size))
+	for off := 0; off+size <= len(chunk); off += size {
+		p.free[class] = append(p.free[class], chunk[off:off:off+size])
 	}
 }

@@ -53,7 +53,7 @@ func (w *Writer) finalize(i int32, pos int64) {
 	n.filePos = pos
 	n.branchSize, n.nodeSize = 0, 0
 	n.outOfPageChildren, n.outOfPageInBranch = false, false
-	n.payload = n.payload[:0]
+	n.plen, n.big = 0, n.big[:0]
 	n.hasPayload = false
 }
 

@@ -60,7 +60,7 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 	t := w.typeAt(n, pos)
 	s := int64(nodeSize(t, len(n.children), w.span(n)))
 	if n.hasPayload {
-		s += int64(len(n.payload))
+		s += int64(len(n.payload()))
 	}
 	return s
 }
@@ -122,7 +122,7 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 		dst = w.appendDenseSlots(dst, n, t, first, span, pos)
 	}
 	if n.hasPayload {
-		dst = append(dst, n.payload...)
+		dst = append(dst, n.payload()...)
 	}
 	return dst
 }

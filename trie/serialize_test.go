@@ -96,7 +96,8 @@ func placedNode(t *testing.T, pos int64, payload []byte, children ...[2]int64) [
 	}
 	n := &w.nodes[parent]
 	if payload != nil {
-		n.hasPayload, n.flags, n.payload = true, 9, payload
+		n.hasPayload, n.flags = true, 9
+		n.setPayload(payload)
 	}
 	// Children already written: the node sizes itself from real positions.
 	n.outOfPageChildren = true

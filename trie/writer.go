@@ -55,11 +55,15 @@ type Options struct {
 // node is a trie node that has not been written yet, or a written child
 // whose parent still needs its position. Nodes live in Writer.nodes and refer
 // to each other by index, so the writer holds no pointer graph and recycles
-// nodes (with their children and payload capacity) through a free list.
+// nodes through a free list.
 type node struct {
 	children []int32
-	payload  []byte
-	filePos  int64 // notPlaced until written (or temporarily placed in a partial tail)
+	// A payload of up to len(inline) bytes (a partition index payload is
+	// at most 9) lives in the node itself; a longer one in big.
+	big     []byte
+	inline  [12]byte
+	plen    uint8 // payload length when it is inline
+	filePos int64 // notPlaced until written (or temporarily placed in a partial tail)
 	// branchSize estimates the bytes still to be written for everything
 	// below this node; nodeSize the node itself with its payload. Both are
 	// estimates that later layout decisions read, so where they are
@@ -166,7 +170,7 @@ func (w *Writer) newNode(transition byte) int32 {
 	}
 	n := &w.nodes[i]
 	*n = node{
-		payload:           n.payload[:0],
+		big:               n.big[:0],
 		filePos:           notPlaced,
 		branchSize:        -1,
 		nodeSize:          -1,
@@ -174,6 +178,25 @@ func (w *Writer) newNode(transition byte) int32 {
 		outOfPageChildren: true,
 	}
 	return i
+}
+
+// setPayload stores a copy of p, in the node when it fits.
+func (n *node) setPayload(p []byte) {
+	if len(p) <= len(n.inline) {
+		n.plen = uint8(copy(n.inline[:], p))
+		n.big = n.big[:0]
+		return
+	}
+	n.plen = 0
+	n.big = append(n.big[:0], p...)
+}
+
+// payload returns the node's payload bytes.
+func (n *node) payload() []byte {
+	if len(n.big) > 0 {
+		return n.big
+	}
+	return n.inline[:n.plen]
 }
 
 // releaseChildren returns n's children and n's child list for reuse.
@@ -252,7 +275,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	leaf := &w.nodes[parent]
 	leaf.hasPayload = true
 	leaf.flags = flags
-	leaf.payload = append(leaf.payload[:0], payload...)
+	leaf.setPayload(payload)
 
 	w.prevKey = key
 	w.hasPrev = true
