@@ -20,10 +20,10 @@ import (
 
 // complete is called when node i leaves the stack: its subtree is final.
 func (w *Writer) complete(i int32) {
-	n := &w.nodes[i]
+	n := w.nodes.at(i)
 	var branch int64
 	for _, ci := range n.children {
-		c := &w.nodes[ci]
+		c := w.nodes.at(ci)
 		branch += c.branchSize + c.nodeSize
 	}
 	n.branchSize = branch
@@ -34,7 +34,7 @@ func (w *Writer) complete(i int32) {
 		n.outOfPageChildren = false
 		n.outOfPageInBranch = false
 		for _, ci := range n.children {
-			c := &w.nodes[ci]
+			c := w.nodes.at(ci)
 			if c.filePos != notPlaced {
 				n.outOfPageChildren = true
 			} else if c.outOfPageChildren || c.outOfPageInBranch {
@@ -49,7 +49,7 @@ func (w *Writer) complete(i int32) {
 // finalize records that node i was written at pos as a whole branch: it now
 // takes no room in its parent's page and its sizes never change again.
 func (w *Writer) finalize(i int32, pos int64) {
-	n := &w.nodes[i]
+	n := w.nodes.at(i)
 	n.filePos = pos
 	n.branchSize, n.nodeSize = 0, 0
 	n.outOfPageChildren, n.outOfPageInBranch = false, false
@@ -59,7 +59,7 @@ func (w *Writer) finalize(i int32, pos int64) {
 
 // branchTotal is the size a candidate branch is ordered by.
 func (w *Writer) branchTotal(i int32) int64 {
-	n := &w.nodes[i]
+	n := w.nodes.at(i)
 	return n.branchSize + n.nodeSize
 }
 
@@ -91,7 +91,7 @@ func (w *Writer) layoutChildren(i int32) {
 			f.bytesLeft = w.bytesLeftInPage()
 		}
 		if len(w.candidates) == f.start {
-			n := &w.nodes[f.node]
+			n := w.nodes.at(f.node)
 			n.branchSize = 0
 			n.outOfPageChildren = true
 			n.outOfPageInBranch = false
@@ -109,7 +109,7 @@ func (w *Writer) layoutChildren(i int32) {
 		child := w.candidates[k].node
 		w.candidates = slices.Delete(w.candidates, k, k+1)
 
-		c := &w.nodes[child]
+		c := w.nodes.at(child)
 		if c.outOfPageChildren || c.outOfPageInBranch {
 			if actual := w.recalcTotalSize(child, w.Position()); actual > f.bytesLeft {
 				if f.bytesLeft == w.pageSize && w.hasUnplacedChild(child) {
@@ -137,8 +137,8 @@ func (w *Writer) layoutChildren(i int32) {
 
 // hasUnplacedChild reports whether node i has a child branch left to write.
 func (w *Writer) hasUnplacedChild(i int32) bool {
-	for _, ci := range w.nodes[i].children {
-		if w.nodes[ci].filePos == notPlaced {
+	for _, ci := range w.nodes.at(i).children {
+		if w.nodes.at(ci).filePos == notPlaced {
 			return true
 		}
 	}
@@ -166,8 +166,8 @@ func compareCandidates(a, b candidate) int {
 // newLayoutFrame pushes node i's unplaced children as candidates, sorted.
 func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 	start := len(w.candidates)
-	for _, ci := range w.nodes[i].children {
-		if w.nodes[ci].filePos == notPlaced {
+	for _, ci := range w.nodes.at(i).children {
+		if w.nodes.at(ci).filePos == notPlaced {
 			w.candidates = append(w.candidates, w.newCandidate(ci))
 		}
 	}
@@ -176,7 +176,7 @@ func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 }
 
 func (w *Writer) newCandidate(i int32) candidate {
-	return candidate{size: w.branchTotal(i), transition: w.nodes[i].transition, node: i}
+	return candidate{size: w.branchTotal(i), transition: w.nodes.at(i).transition, node: i}
 }
 
 // insertCandidate puts node i back among the top frame's candidates
@@ -216,7 +216,7 @@ func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
 	w.recalcFrames = append(w.recalcFrames[:0], recalcFrame{node: i, start: start})
 	for {
 		f := &w.recalcFrames[len(w.recalcFrames)-1]
-		n := &w.nodes[f.node]
+		n := w.nodes.at(f.node)
 		if n.outOfPageInBranch && f.child < len(n.children) {
 			ci := n.children[f.child]
 			f.child++
@@ -253,11 +253,11 @@ func (w *Writer) write(i int32) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		n := &w.nodes[f.node]
+		n := w.nodes.at(f.node)
 		if f.child < len(n.children) {
 			ci := n.children[f.child]
 			f.child++
-			if w.nodes[ci].filePos == notPlaced {
+			if w.nodes.at(ci).filePos == notPlaced {
 				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: w.Position()})
 			}
 			continue
@@ -283,11 +283,11 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: base + int64(len(*tail))})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		n := &w.nodes[f.node]
+		n := w.nodes.at(f.node)
 		if f.child < len(n.children) {
 			ci := n.children[f.child]
 			f.child++
-			if w.nodes[ci].filePos == notPlaced {
+			if w.nodes.at(ci).filePos == notPlaced {
 				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: base + int64(len(*tail))})
 			}
 			continue
@@ -301,7 +301,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 			n.nodeSize = base + int64(len(*tail)) - pos
 		}
 		for _, ci := range n.children {
-			if c := &w.nodes[ci]; c.partial {
+			if c := w.nodes.at(ci); c.partial {
 				c.partial = false
 				c.filePos = notPlaced
 			}
@@ -336,7 +336,7 @@ func (w *Writer) performCompletion() {
 		}
 		if size > left {
 			w.layoutChildren(root)
-			if w.nodes[root].nodeSize > w.bytesLeftInPage() {
+			if w.nodes.at(root).nodeSize > w.bytesLeftInPage() {
 				w.pad()
 				w.recalcTotalSize(root, w.Position())
 			}

@@ -16,12 +16,12 @@ package trie
 // first unplaced child would have.
 func (w *Writer) maxDist(n *node, pos int64) int64 {
 	if !n.outOfPageChildren {
-		return n.branchSize - w.nodes[n.children[0]].branchSize
+		return n.branchSize - w.nodes.at(n.children[0]).branchSize
 	}
 	var placed, unplaced int64
 	haveUnplaced := false
 	for _, ci := range n.children {
-		c := &w.nodes[ci]
+		c := w.nodes.at(ci)
 		if c.filePos != notPlaced {
 			if d := pos - c.filePos; d > placed {
 				placed = d
@@ -42,8 +42,8 @@ func (w *Writer) span(n *node) int {
 	if len(n.children) == 0 {
 		return 0
 	}
-	first := w.nodes[n.children[0]].transition
-	last := w.nodes[n.children[len(n.children)-1]].transition
+	first := w.nodes.at(n.children[0]).transition
+	last := w.nodes.at(n.children[len(n.children)-1]).transition
 	return int(last) - int(first) + 1
 }
 
@@ -77,25 +77,25 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 	case t == payloadOnly:
 		dst = append(dst, byte(t)<<4|flags)
 	case t == singleNoPayload4:
-		c := &w.nodes[n.children[0]]
+		c := w.nodes.at(n.children[0])
 		d := pos - c.filePos
 		dst = append(dst, byte(t)<<4|byte(d&0xF), c.transition)
 	case t == singleNoPayload12:
-		c := &w.nodes[n.children[0]]
+		c := w.nodes.at(n.children[0])
 		d := pos - c.filePos
 		dst = append(dst, byte(t)<<4|byte(d>>8&0xF), byte(d), c.transition)
 	case t.isSingle():
-		c := &w.nodes[n.children[0]]
+		c := w.nodes.at(n.children[0])
 		dst = append(dst, byte(t)<<4|flags, c.transition)
 		dst = appendUint(dst, uint64(pos-c.filePos), int(pointerBits[t])/8)
 	case t == sparse12:
 		dst = append(dst, byte(t)<<4|flags, byte(len(n.children)))
 		for _, ci := range n.children {
-			dst = append(dst, w.nodes[ci].transition)
+			dst = append(dst, w.nodes.at(ci).transition)
 		}
 		var carry uint64
 		for i, ci := range n.children {
-			d := uint64(pos-w.nodes[ci].filePos) & 0xFFF
+			d := uint64(pos-w.nodes.at(ci).filePos) & 0xFFF
 			if i&1 == 0 {
 				carry = d
 			} else {
@@ -110,13 +110,13 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 		width := int(pointerBits[t]) / 8
 		dst = append(dst, byte(t)<<4|flags, byte(len(n.children)))
 		for _, ci := range n.children {
-			dst = append(dst, w.nodes[ci].transition)
+			dst = append(dst, w.nodes.at(ci).transition)
 		}
 		for _, ci := range n.children {
-			dst = appendUint(dst, uint64(pos-w.nodes[ci].filePos), width)
+			dst = appendUint(dst, uint64(pos-w.nodes.at(ci).filePos), width)
 		}
 	default: // dense types; a single child with a far pointer also lands here
-		first := w.nodes[n.children[0]].transition
+		first := w.nodes.at(n.children[0]).transition
 		span := w.span(n)
 		dst = append(dst, byte(t)<<4|flags, first, byte(span-1))
 		dst = w.appendDenseSlots(dst, n, t, first, span, pos)
@@ -133,7 +133,7 @@ func (w *Writer) appendDenseSlots(dst []byte, n *node, t nodeType, first byte, s
 	slots := w.denseSlots[:span]
 	clear(slots)
 	for _, ci := range n.children {
-		c := &w.nodes[ci]
+		c := w.nodes.at(ci)
 		slots[c.transition-first] = uint64(pos - c.filePos)
 	}
 	if t == dense12 {

@@ -91,10 +91,10 @@ func placedNode(t *testing.T, pos int64, payload []byte, children ...[2]int64) [
 	parent := w.newNode(0)
 	for _, c := range children {
 		ci := w.newNode(byte(c[0]))
-		w.nodes[ci].filePos = pos - c[1]
-		w.nodes[parent].children = append(w.nodes[parent].children, ci)
+		w.nodes.at(ci).filePos = pos - c[1]
+		w.nodes.at(parent).children = append(w.nodes.at(parent).children, ci)
 	}
-	n := &w.nodes[parent]
+	n := w.nodes.at(parent)
 	if payload != nil {
 		n.hasPayload, n.flags = true, 9
 		n.setPayload(payload)

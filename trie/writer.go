@@ -105,7 +105,7 @@ type Writer struct {
 	flushed  int64  // bytes the sink has taken
 	out      []byte // bytes produced but not yet taken by the sink
 
-	nodes []node
+	nodes nodeArena
 	free  []int32
 	lists childLists
 	stack []int32 // the path to the last key: stack[0] is the root
@@ -143,10 +143,11 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.flushed = 0
 	w.out = w.out[:0]
 	w.free = w.free[:0]
-	for i := range w.nodes {
-		w.lists.put(w.nodes[i].children)
-		w.nodes[i].children = nil
-		w.free = append(w.free, int32(len(w.nodes)-1-i))
+	for i := range int32(w.nodes.len()) {
+		n := w.nodes.at(i)
+		w.lists.put(n.children)
+		n.children = nil
+		w.free = append(w.free, int32(w.nodes.len())-1-i)
 	}
 	w.stack = append(w.stack[:0], w.newNode(0))
 	w.prevKey = nil
@@ -165,10 +166,9 @@ func (w *Writer) newNode(transition byte) int32 {
 		i = w.free[n-1]
 		w.free = w.free[:n-1]
 	} else {
-		w.nodes = append(w.nodes, node{})
-		i = int32(len(w.nodes) - 1)
+		i = w.nodes.grow()
 	}
-	n := &w.nodes[i]
+	n := w.nodes.at(i)
 	*n = node{
 		big:               n.big[:0],
 		filePos:           notPlaced,
@@ -178,6 +178,28 @@ func (w *Writer) newNode(transition byte) int32 {
 		outOfPageChildren: true,
 	}
 	return i
+}
+
+// nodeArena holds nodes in fixed blocks, so growing it never copies (a
+// slice grown a node at a time copies its contents about five times over).
+type nodeArena struct {
+	blocks [][]node
+	n      int
+}
+
+const nodeBlock = 1024
+
+func (a *nodeArena) at(i int32) *node { return &a.blocks[i/nodeBlock][i%nodeBlock] }
+
+func (a *nodeArena) len() int { return a.n }
+
+// grow adds a zero node and returns its index.
+func (a *nodeArena) grow() int32 {
+	if a.n == len(a.blocks)*nodeBlock {
+		a.blocks = append(a.blocks, make([]node, nodeBlock))
+	}
+	a.n++
+	return int32(a.n - 1)
 }
 
 // setPayload stores a copy of p, in the node when it fits.
@@ -267,12 +289,12 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	parent := w.stack[len(w.stack)-1]
 	for _, b := range key[shared:] {
 		child := w.newNode(b)
-		p := &w.nodes[parent] // re-take: newNode may grow the arena
+		p := w.nodes.at(parent) // re-take: newNode may grow the arena
 		p.children = append(w.lists.grow(p.children), child)
 		w.stack = append(w.stack, child)
 		parent = child
 	}
-	leaf := &w.nodes[parent]
+	leaf := w.nodes.at(parent)
 	leaf.hasPayload = true
 	leaf.flags = flags
 	leaf.setPayload(payload)
