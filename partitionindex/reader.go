@@ -31,6 +31,9 @@ type Index struct {
 	part partitioner.Partitioner
 	trie *trie.Trie
 	v    view
+	// For complete files: the whole file and where the footer's keys start.
+	data        []byte
+	firstKeyPos int64
 
 	mu      sync.Mutex
 	handles int
@@ -45,7 +48,12 @@ func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIndexOver(data[:fileEnd], p, v)
+	ix, err := newIndexOver(data[:fileEnd], p, v)
+	if err != nil {
+		return nil, err
+	}
+	ix.data, ix.firstKeyPos = data, fileEnd
+	return ix, nil
 }
 
 // newIndex opens an early-open view over the file written so far.
@@ -130,6 +138,10 @@ func (ix *Index) Count() int64 { return ix.v.count }
 // (empty for an empty index). The slices alias the file: do not modify.
 func (ix *Index) FirstKey() []byte { return ix.v.firstKey }
 func (ix *Index) LastKey() []byte  { return ix.v.lastKey }
+
+// FirstKeyPos returns where the footer's keys start, right after the root
+// node (0 for an early-open view).
+func (ix *Index) FirstKeyPos() int64 { return ix.firstKeyPos }
 
 // Root returns the position of the trie's root node.
 func (ix *Index) Root() int64 { return ix.v.root }

@@ -18,14 +18,17 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-const dumpUsage = `usage: bti dump --index Partitions.db [--format text|json|dot] [--nodes] [--max-dot-nodes N]
+const dumpUsage = `usage: bti dump --index Partitions.db [--format text|json|dot|hex] [--nodes] [--max-dot-nodes N]
 
 Prints the footer (firstKeyPos, count, root, first and last key), the number
 of nodes of each type, the maximum depth, a histogram of the 4096-byte pages
 an exact lookup reads, and index bytes per key. The text format also lists
 every node (trie.Dump) when the file is at most 64 KiB, or always with
 --nodes. The dot format draws the trie for Graphviz ("| dot -Tsvg"); it
-refuses (exit status 2) tries of more than --max-dot-nodes nodes.
+refuses (exit status 2) tries of more than --max-dot-nodes nodes. The hex
+format is the annotated hex dump of the whole file in file order (each node
+with its type, children and payload; padding; footer), the layout the
+project's golden files in testdata/annotated hold.
 `
 
 // smallIndex is the largest file whose nodes the text dump lists by default.
@@ -34,7 +37,7 @@ const smallIndex = 64 << 10
 func runDump(args []string, stdout, _ io.Writer) error {
 	fs := newFlags("dump", dumpUsage)
 	index := fs.String("index", "", "Partitions.db to dump (required)")
-	format := fs.String("format", "text", "output format: text, json or dot")
+	format := fs.String("format", "text", "output format: text, json, dot or hex")
 	nodes := fs.Bool("nodes", false, "text: list every node even for a large index")
 	maxDot := fs.Int("max-dot-nodes", 2000, "dot: refuse tries with more nodes than this")
 	rest, err := parseFlags(fs, args, stdout)
@@ -47,7 +50,7 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	if err := required(fs, "index"); err != nil {
 		return err
 	}
-	if err := oneOf("format", *format, "text", "json", "dot"); err != nil {
+	if err := oneOf("format", *format, "text", "json", "dot", "hex"); err != nil {
 		return err
 	}
 	data, err := os.ReadFile(*index)
@@ -72,6 +75,8 @@ func runDump(args []string, stdout, _ io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(info)
+	case "hex":
+		err = ix.WriteAnnotated(w)
 	case "dot":
 		if st.Nodes > int64(*maxDot) {
 			return usagef("%s has %d nodes, more than --max-dot-nodes %d: dot output is for small indexes", *index, st.Nodes, *maxDot)

@@ -209,6 +209,7 @@ func TestCorruptIndex(t *testing.T) {
 			{"dump", "--index", bad},
 			{"dump", "--index", bad, "--format", "dot"},
 			{"dump", "--index", bad, "--format", "json"},
+			{"dump", "--index", bad, "--format", "hex"},
 		} {
 			r := bti(args...)
 			require.NotContains(t, r.stderr, "internal error", "byte %d flipped: %v", i, args)

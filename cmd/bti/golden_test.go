@@ -131,6 +131,11 @@ func TestDumpFormats(t *testing.T) {
 	assert.EqualValues(t, 1000, info["payload_nodes"])
 	nodes := int(info["nodes"].(float64))
 
+	r = bti("dump", "--index", c.db, "--format", "hex")
+	requireCode(t, 0, r)
+	assert.Equal(t, nodes+5, strings.Count(r.stdout, "\n")-strings.Count(r.stdout, "\n       ")-strings.Count(r.stdout, "padding"),
+		"one line group per node, two footer keys and three footer numbers")
+
 	r = bti("dump", "--index", c.db, "--format", "dot")
 	requireCode(t, 0, r)
 	assert.True(t, strings.HasPrefix(r.stdout, "digraph "), r.stdout[:min(len(r.stdout), 100)])

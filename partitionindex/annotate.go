@@ -1,0 +1,165 @@
+package partitionindex
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/bti-go/bti/trie"
+)
+
+// WriteAnnotated writes the file as an annotated hex dump, one item per
+// line group, in file order:
+//
+//	000000-000002  08 5a ff           PAYLOAD_ONLY  payload: hash 5a, position -1 (Data.db 0)
+//	000006-00000b  50 02 00 62 06 03  SPARSE_8  00->000000 62->000003
+//	000017-00001c  00 01 61 ...       first key (1 bytes) 61
+//
+// Padding and bytes no node covers are shown as such. It is what the
+// project's own golden files hold, so a layout change shows up as a
+// readable diff, and what bti dump --format hex prints. It works on
+// complete files (not early-open views).
+func (ix *Index) WriteAnnotated(w io.Writer) error {
+	if ix.v.tail != nil {
+		return fmt.Errorf("partitionindex: annotated dumps cover complete files, not early-open views")
+	}
+	bw := bufio.NewWriter(w)
+	nodes, err := ix.reachableNodes()
+	if err != nil {
+		return err
+	}
+	data := ix.data
+	var at int64
+	for _, n := range nodes {
+		if n.Pos < at {
+			return &CorruptError{Offset: n.Pos, Reason: "nodes overlap"}
+		}
+		if n.Pos > at {
+			writeGap(bw, data, at, n.Pos)
+		}
+		size := int64(n.FixedSize)
+		note := describeNode(n)
+		if n.Flags != 0 {
+			flags, payload, err := ix.trie.Payload(n.Pos)
+			if err != nil {
+				return fromTrie(err)
+			}
+			hash, hasHash, pos, ok := decodePayload(flags, payload)
+			if !ok {
+				return &CorruptError{Offset: n.Pos, Reason: "payload does not fit"}
+			}
+			size += int64(int(flags) - 7) // 1..8 position bytes
+			if hasHash {
+				size++
+				note += fmt.Sprintf("  payload: hash %02x, position %s", hash, describePosition(pos))
+			} else {
+				size-- // flags 1..7: no hash byte, flags bytes of position
+				note += fmt.Sprintf("  payload: position %s", describePosition(pos))
+			}
+		}
+		writeItem(bw, data, n.Pos, n.Pos+size, note)
+		at = n.Pos + size
+	}
+	footer := int64(len(data)) - footerLength
+	firstKeyPos := ix.firstKeyPos
+	if at < firstKeyPos {
+		writeGap(bw, data, at, firstKeyPos)
+	}
+	first := ix.v.firstKey
+	writeItem(bw, data, firstKeyPos, firstKeyPos+2+int64(len(first)), fmt.Sprintf("first key, length %d", len(first)))
+	lastPos := firstKeyPos + 2 + int64(len(first))
+	writeItem(bw, data, lastPos, footer, fmt.Sprintf("last key, length %d", len(ix.v.lastKey)))
+	writeItem(bw, data, footer, footer+8, fmt.Sprintf("firstKeyPos %d", firstKeyPos))
+	writeItem(bw, data, footer+8, footer+16, fmt.Sprintf("key count %d", ix.v.count))
+	writeItem(bw, data, footer+16, footer+24, fmt.Sprintf("root %d", ix.v.root))
+	return bw.Flush()
+}
+
+// reachableNodes lists every node reachable from the root, by position.
+func (ix *Index) reachableNodes() ([]trie.NodeInfo, error) {
+	var out []trie.NodeInfo
+	seen := map[int64]bool{}
+	stack := []int64{ix.v.root}
+	for len(stack) > 0 {
+		pos := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pos] {
+			continue
+		}
+		seen[pos] = true
+		var n trie.NodeInfo
+		if err := ix.trie.Node(pos, &n); err != nil {
+			return nil, fromTrie(err)
+		}
+		out = append(out, n)
+		for _, c := range n.Children {
+			stack = append(stack, c.Pos)
+		}
+	}
+	slices.SortFunc(out, func(a, b trie.NodeInfo) int { return int(a.Pos - b.Pos) })
+	return out, nil
+}
+
+func describeNode(n trie.NodeInfo) string {
+	var b strings.Builder
+	b.WriteString(n.Type)
+	for i, c := range n.Children {
+		if i == 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, " %02x->%06x", c.Transition, c.Pos)
+	}
+	return b.String()
+}
+
+func describePosition(v int64) string {
+	if v < 0 {
+		return fmt.Sprintf("%d (Data.db %d)", v, ^v)
+	}
+	return fmt.Sprintf("%d (Rows.db)", v)
+}
+
+// writeGap shows bytes no node covers: zero padding to a page boundary, or
+// anything else (which a valid file never has).
+func writeGap(w *bufio.Writer, data []byte, from, to int64) {
+	zero := true
+	for _, c := range data[from:to] {
+		if c != 0 {
+			zero = false
+			break
+		}
+	}
+	if zero {
+		fmt.Fprintf(w, "%06x-%06x  (%d zero bytes of padding)\n", from, to-1, to-from)
+		return
+	}
+	writeItem(w, data, from, to, "bytes no node covers")
+}
+
+// writeItem prints data[from:to] as hex, 16 bytes a line, the note on the
+// first line.
+func writeItem(w *bufio.Writer, data []byte, from, to int64, note string) {
+	if to > int64(len(data)) {
+		to = int64(len(data))
+	}
+	for off := from; off < to || off == from; off += 16 {
+		end := min(off+16, to)
+		var hex strings.Builder
+		for i, c := range data[off:end] {
+			if i > 0 {
+				hex.WriteByte(' ')
+			}
+			fmt.Fprintf(&hex, "%02x", c)
+		}
+		if off == from {
+			fmt.Fprintf(w, "%06x-%06x  %-47s  %s\n", from, to-1, hex.String(), note)
+		} else {
+			fmt.Fprintf(w, "%13s  %s\n", "", hex.String())
+		}
+		if end >= to {
+			break
+		}
+	}
+}
