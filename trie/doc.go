@@ -96,6 +96,32 @@
 // ErrCorrupt. Payload flag values are not checked here; 8..15 is a rule of
 // the partition index. No walk recurses: tries can be ~200 000 levels deep.
 //
+// # Writer
+//
+// Writer builds a trie in one pass over keys in strictly increasing order,
+// laying nodes out in pages exactly as Cassandra's page-aware writer does
+// (IncrementalDeepTrieWriterPageAware; layout.go has the algorithm): a
+// completed node stays in memory while its unwritten branch is estimated to
+// fit in a page; when it does not, the largest child branches that fit what
+// is left of the page are written, each as one contiguous post-order block,
+// padding with zeros when none fits. The size estimates and the points where
+// they are recomputed are Cassandra's, because they decide node types and so
+// every later offset. Memory holds only the unwritten part of the trie (plus
+// written children whose parent is not yet written); nodes, child lists and
+// buffers are recycled, so a warm Writer allocates nothing per key.
+//
+// Contracts: Add keeps reading the previous key's bytes until the next Add
+// returns (callers may reuse any older key's memory); AddShared skips the
+// prefix comparison for callers that know the shared length. Output is
+// buffered and handed to the sink at the start of a later call, before any
+// state changes, so a failed write costs nothing but the error and a retry
+// continues; MakePartialRoot serializes the unwritten part into a tail for
+// early open, with Cassandra's side effects on the size estimates.
+//
+// Deviation: a node larger than a whole page (possible only with the tiny
+// pages tests use; the largest node is 2,051 bytes plus payload) is written
+// across the boundary, where Cassandra's layout would retry it forever.
+//
 // # Deviations from Cassandra's reader
 //
 //   - DENSE search treats only a stored distance of 0 as a hole. Cassandra's
