@@ -24,7 +24,6 @@ type Reader struct {
 	enc    []byte // the encoded lookup key
 	endEnc []byte // the encoded end bound of a scan
 	it     Iterator
-	rit    ReverseIterator
 	closed bool
 }
 
@@ -184,7 +183,8 @@ func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 	return pos, true, nil
 }
 
-// Iterator yields index positions in key order. Use it Scanner style:
+// Iterator yields index positions in key order (Scan) or in descending key
+// order (ScanReverse). Use it Scanner style:
 //
 //	for it.Next() { use(it.Pos()) }
 //	if err := it.Err(); err != nil { ... }
@@ -193,23 +193,37 @@ func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 // for keys just outside the bounds (entries are prefixes); the caller checks
 // the real keys at both ends.
 type Iterator struct {
-	r   *Reader
-	it  trie.Iterator
-	pos int64
-	err error
+	r       *Reader
+	fwd     trie.Iterator
+	rev     trie.ReverseIterator
+	reverse bool
+	pos     int64
+	err     error
 }
 
 // Scan iterates from start to end inclusive (nil for unbounded). The
-// iterator is owned by the handle: a new Scan restarts it.
+// iterator is owned by the handle: a new Scan or ScanReverse restarts it.
 func (r *Reader) Scan(start, end *partitioner.Key) *Iterator {
+	return r.scan(start, end, false)
+}
+
+// ScanReverse iterates from end down to start inclusive (nil for unbounded).
+func (r *Reader) ScanReverse(start, end *partitioner.Key) *Iterator {
+	return r.scan(start, end, true)
+}
+
+func (r *Reader) scan(start, end *partitioner.Key, reverse bool) *Iterator {
 	it := &r.it
-	*it = Iterator{r: r, it: it.it}
+	it.r, it.reverse, it.pos, it.err = r, reverse, 0, nil
 	startEnc, endEnc, err := r.bounds(start, end)
-	if err != nil {
+	switch {
+	case err != nil:
 		it.err = err
-		return it
+	case reverse:
+		it.rev.Reset(r.t, startEnc, endEnc, true)
+	default:
+		it.fwd.Reset(r.t, startEnc, endEnc, true)
 	}
-	it.it.Reset(r.t, startEnc, endEnc, true)
 	return it
 }
 
@@ -234,10 +248,22 @@ func (r *Reader) bounds(start, end *partitioner.Key) (startEnc, endEnc []byte, e
 
 // Next advances to the next entry.
 func (it *Iterator) Next() bool {
-	if it.err != nil || !it.it.Next() {
+	if it.err != nil {
 		return false
 	}
-	_, _, it.pos, it.err = it.r.payload(it.it.Node())
+	var node int64
+	if it.reverse {
+		if !it.rev.Next() {
+			return false
+		}
+		node = it.rev.Node()
+	} else {
+		if !it.fwd.Next() {
+			return false
+		}
+		node = it.fwd.Node()
+	}
+	_, _, it.pos, it.err = it.r.payload(node)
 	return it.err == nil
 }
 
@@ -246,49 +272,12 @@ func (it *Iterator) Pos() int64 { return it.pos }
 
 // Err returns the error that stopped the iteration, if any.
 func (it *Iterator) Err() error {
-	if it.err != nil {
+	switch {
+	case it.err != nil:
 		return it.err
+	case it.reverse:
+		return fromTrie(it.rev.Err())
+	default:
+		return fromTrie(it.fwd.Err())
 	}
-	return fromTrie(it.it.Err())
-}
-
-// ReverseIterator yields index positions in descending key order.
-type ReverseIterator struct {
-	r   *Reader
-	it  trie.ReverseIterator
-	pos int64
-	err error
-}
-
-// ScanReverse iterates from end down to start inclusive (nil for unbounded).
-func (r *Reader) ScanReverse(start, end *partitioner.Key) *ReverseIterator {
-	it := &r.rit
-	*it = ReverseIterator{r: r, it: it.it}
-	startEnc, endEnc, err := r.bounds(start, end)
-	if err != nil {
-		it.err = err
-		return it
-	}
-	it.it.Reset(r.t, startEnc, endEnc, true)
-	return it
-}
-
-// Next advances to the next (smaller) entry.
-func (it *ReverseIterator) Next() bool {
-	if it.err != nil || !it.it.Next() {
-		return false
-	}
-	_, _, it.pos, it.err = it.r.payload(it.it.Node())
-	return it.err == nil
-}
-
-// Pos returns the current entry's position.
-func (it *ReverseIterator) Pos() int64 { return it.pos }
-
-// Err returns the error that stopped the iteration, if any.
-func (it *ReverseIterator) Err() error {
-	if it.err != nil {
-		return it.err
-	}
-	return fromTrie(it.it.Err())
 }

@@ -245,6 +245,20 @@ type writeFrame struct {
 	start int64 // position where the node's branch started
 }
 
+// nextUnplacedChild moves f past its node's children up to the next one
+// without a position and returns it, or -1 when none is left.
+func (w *Writer) nextUnplacedChild(f *writeFrame) int32 {
+	n := w.nodes.at(f.node)
+	for f.child < len(n.children) {
+		ci := n.children[f.child]
+		f.child++
+		if w.nodes.at(ci).filePos == notPlaced {
+			return ci
+		}
+	}
+	return -1
+}
+
 // write writes the unwritten branch of node i in post-order (children in
 // ascending transition order, each child's branch before the child, the node
 // last) and returns the node's position. Descendants get their position but
@@ -253,15 +267,11 @@ func (w *Writer) write(i int32) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		n := w.nodes.at(f.node)
-		if f.child < len(n.children) {
-			ci := n.children[f.child]
-			f.child++
-			if w.nodes.at(ci).filePos == notPlaced {
-				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: w.Position()})
-			}
+		if ci := w.nextUnplacedChild(f); ci >= 0 {
+			w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: w.Position()})
 			continue
 		}
+		n := w.nodes.at(f.node)
 		pos := w.Position()
 		w.out = w.appendNode(w.out, n, pos)
 		n.filePos = pos
@@ -283,15 +293,11 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: base + int64(len(*tail))})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		n := w.nodes.at(f.node)
-		if f.child < len(n.children) {
-			ci := n.children[f.child]
-			f.child++
-			if w.nodes.at(ci).filePos == notPlaced {
-				w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: base + int64(len(*tail))})
-			}
+		if ci := w.nextUnplacedChild(f); ci >= 0 {
+			w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: base + int64(len(*tail))})
 			continue
 		}
+		n := w.nodes.at(f.node)
 		pos := base + int64(len(*tail))
 		if n.outOfPageInBranch {
 			n.branchSize = pos - f.start
