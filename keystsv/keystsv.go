@@ -120,17 +120,32 @@ func ReadAll(r io.Reader) ([]Entry, error) {
 	return out, kr.Err()
 }
 
-// ReadFile reads a keys.tsv file, decompressing it if its name ends in .bz2.
-func ReadFile(path string) ([]Entry, error) {
+// Open opens a keys.tsv file for reading, decompressing it on the fly if
+// its name ends in .bz2.
+func Open(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
 	if strings.HasSuffix(path, ".bz2") {
-		r = bzip2.NewReader(f)
+		return bz2File{bzip2.NewReader(f), f}, nil
 	}
+	return f, nil
+}
+
+// bz2File reads decompressed bytes and closes the underlying file.
+type bz2File struct {
+	io.Reader
+	io.Closer
+}
+
+// ReadFile reads a keys.tsv file, decompressing it if its name ends in .bz2.
+func ReadFile(path string) ([]Entry, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	entries, err := ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

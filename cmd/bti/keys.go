@@ -1,13 +1,9 @@
 package main
 
 import (
-	"compress/bzip2"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"strings"
 
 	"github.com/bti-go/bti/keystsv"
 	"github.com/bti-go/bti/partitioner"
@@ -29,15 +25,11 @@ const maxKeyLen = math.MaxUint16
 // checks what the builder would refuse, naming the line: malformed lines,
 // keys out of order or repeated, keys too long, unstorable positions.
 func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, error) {
-	f, err := os.Open(path)
+	r, err := keystsv.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".bz2") {
-		r = bzip2.NewReader(f)
-	}
+	defer r.Close()
 	ks := &keySet{name: path}
 	kr := keystsv.NewReader(r)
 	var arena []byte
