@@ -2,8 +2,11 @@ package trie
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/bti-go/bti/internal/invariants"
 )
 
 // The page-aware layout, after Cassandra's IncrementalTrieWriterPageAware.
@@ -273,7 +276,14 @@ func (w *Writer) write(i int32) int64 {
 		}
 		n := w.nodes.at(f.node)
 		pos := w.Position()
+		if invariants.Enabled && pos != f.start+int64(n.branchSize) {
+			// Cassandra asserts this: the branch estimate must be exact by now.
+			panic(fmt.Sprintf("trie: node written at %d, its branch estimate put it at %d", pos, f.start+int64(n.branchSize)))
+		}
 		w.out = w.appendNode(w.out, n, pos)
+		if invariants.Enabled && w.Position() != pos+int64(n.nodeSize) && w.Position()%w.pageSize != 0 {
+			panic(fmt.Sprintf("trie: node at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, n.nodeSize))
+		}
 		n.filePos = pos
 		w.releaseChildren(n)
 		w.writeFrames = w.writeFrames[:len(w.writeFrames)-1]

@@ -1,5 +1,11 @@
 package trie
 
+import (
+	"fmt"
+
+	"github.com/bti-go/bti/internal/invariants"
+)
+
 // This file turns an in-memory node of the writer into its on-disk bytes.
 // The type of a node depends on D, the distance back to its farthest child,
 // which the page-aware writer must *estimate* before the children are
@@ -69,6 +75,9 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 // must have a position (real or, for partial tails, temporary).
 func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 	t := w.typeAt(n, pos)
+	if invariants.Enabled {
+		w.checkPointersFit(n, t, pos)
+	}
 	flags := byte(0)
 	if n.hasPayload {
 		flags = n.flags & 0xF
@@ -162,4 +171,17 @@ func appendUint(dst []byte, v uint64, n int) []byte {
 		dst = append(dst, byte(v>>(8*uint(i))))
 	}
 	return dst
+}
+
+// checkPointersFit panics if a child's real distance does not fit the
+// pointer width the estimate chose (Cassandra asserts the same): the bytes
+// would silently point elsewhere.
+func (w *Writer) checkPointersFit(n *node, t nodeType, pos int64) {
+	for _, ci := range n.children {
+		d := pos - w.nodes.at(ci).filePos
+		bits := int(pointerBits[t])
+		if d <= 0 || (bits < 64 && d >= 1<<bits) {
+			panic(fmt.Sprintf("trie: %v at %d cannot point %d bytes back", t, pos, d))
+		}
+	}
 }
