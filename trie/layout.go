@@ -27,13 +27,13 @@ func (w *Writer) complete(i int32) {
 	var branch int64
 	for _, ci := range n.children {
 		c := w.nodes.at(ci)
-		branch += c.branchSize + c.nodeSize
+		branch += int64(c.branchSize) + int64(c.nodeSize)
 	}
-	n.branchSize = branch
+	n.branchSize = int32(branch)
 	size := w.sizeOf(n, w.Position())
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
-		n.nodeSize = size
+		n.nodeSize = int32(size)
 		n.outOfPageChildren = false
 		n.outOfPageInBranch = false
 		for _, ci := range n.children {
@@ -56,14 +56,14 @@ func (w *Writer) finalize(i int32, pos int64) {
 	n.filePos = pos
 	n.branchSize, n.nodeSize = 0, 0
 	n.outOfPageChildren, n.outOfPageInBranch = false, false
-	n.plen, n.big = 0, n.big[:0]
+	w.dropPayload(n)
 	n.hasPayload = false
 }
 
 // branchTotal is the size a candidate branch is ordered by.
 func (w *Writer) branchTotal(i int32) int64 {
 	n := w.nodes.at(i)
-	return n.branchSize + n.nodeSize
+	return int64(n.branchSize) + int64(n.nodeSize)
 }
 
 // layoutFrame is one level of layoutChildren: the unplaced children of node
@@ -98,7 +98,7 @@ func (w *Writer) layoutChildren(i int32) {
 			n.branchSize = 0
 			n.outOfPageChildren = true
 			n.outOfPageInBranch = false
-			n.nodeSize = w.sizeOf(n, w.Position())
+			n.nodeSize = int32(w.sizeOf(n, w.Position()))
 			w.candidates = w.candidates[:f.start]
 			w.layoutFrames = w.layoutFrames[:len(w.layoutFrames)-1]
 			continue
@@ -227,12 +227,12 @@ func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
 			continue
 		}
 		if n.outOfPageInBranch {
-			n.branchSize = f.sum
+			n.branchSize = int32(f.sum)
 		}
 		if n.outOfPageChildren || n.outOfPageInBranch {
-			n.nodeSize = w.sizeOf(n, f.start+n.branchSize)
+			n.nodeSize = int32(w.sizeOf(n, f.start+int64(n.branchSize)))
 		}
-		total := n.branchSize + n.nodeSize
+		total := int64(n.branchSize) + int64(n.nodeSize)
 		w.recalcFrames = w.recalcFrames[:len(w.recalcFrames)-1]
 		if len(w.recalcFrames) == 0 {
 			return total
@@ -310,11 +310,11 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 		n := w.nodes.at(f.node)
 		pos := base + int64(len(*tail))
 		if n.outOfPageInBranch {
-			n.branchSize = pos - f.start
+			n.branchSize = int32(pos - f.start)
 		}
 		*tail = w.appendNode(*tail, n, pos)
 		if n.outOfPageChildren || n.outOfPageInBranch {
-			n.nodeSize = base + int64(len(*tail)) - pos
+			n.nodeSize = int32(base + int64(len(*tail)) - pos)
 		}
 		for _, ci := range n.children {
 			if c := w.nodes.at(ci); c.partial {
@@ -352,7 +352,7 @@ func (w *Writer) performCompletion() {
 		}
 		if size > left {
 			w.layoutChildren(root)
-			if w.nodes.at(root).nodeSize > w.bytesLeftInPage() {
+			if int64(w.nodes.at(root).nodeSize) > w.bytesLeftInPage() {
 				w.pad()
 				w.recalcTotalSize(root, w.Position())
 			}

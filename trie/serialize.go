@@ -22,7 +22,7 @@ import (
 // first unplaced child would have.
 func (w *Writer) maxDist(n *node, pos int64) int64 {
 	if !n.outOfPageChildren {
-		return n.branchSize - w.nodes.at(n.children[0]).branchSize
+		return int64(n.branchSize - w.nodes.at(n.children[0]).branchSize)
 	}
 	var placed, unplaced int64
 	haveUnplaced := false
@@ -33,7 +33,7 @@ func (w *Writer) maxDist(n *node, pos int64) int64 {
 				placed = d
 			}
 		} else if !haveUnplaced {
-			unplaced = n.branchSize - c.branchSize
+			unplaced = int64(n.branchSize - c.branchSize)
 			haveUnplaced = true
 		}
 	}
@@ -66,7 +66,7 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 	t := w.typeAt(n, pos)
 	s := int64(nodeSize(t, len(n.children), w.span(n)))
 	if n.hasPayload {
-		s += int64(len(n.payload()))
+		s += int64(len(w.payload(n)))
 	}
 	return s
 }
@@ -131,7 +131,7 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 		dst = w.appendDenseSlots(dst, n, t, first, span, pos)
 	}
 	if n.hasPayload {
-		dst = append(dst, n.payload()...)
+		dst = append(dst, w.payload(n)...)
 	}
 	return dst
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -97,7 +98,7 @@ func placedNode(t *testing.T, pos int64, payload []byte, children ...[2]int64) [
 	n := w.nodes.at(parent)
 	if payload != nil {
 		n.hasPayload, n.flags = true, 9
-		n.setPayload(payload)
+		w.setPayload(n, payload)
 	}
 	// Children already written: the node sizes itself from real positions.
 	n.outOfPageChildren = true
@@ -163,4 +164,31 @@ func TestNodeBiggerThanPage(t *testing.T) {
 	}
 	require.NoError(t, it.Err())
 	require.Equal(t, 3, n)
+}
+
+// Building is bound by touching nodes: keep one in a cache line.
+func TestNodeFitsACacheLine(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(node{}), uintptr(64))
+}
+
+// Payloads longer than a node holds go to the side table and come back.
+func TestBigPayloads(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, Options{})
+	for i, k := range []string{"a", "b", "c", "d"} {
+		require.NoError(t, w.Add([]byte(k), 8, bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)))
+	}
+	root, err := w.Complete()
+	require.NoError(t, err)
+	tr, err := New(Source{File: buf.Bytes()}, root)
+	require.NoError(t, err)
+	var it Iterator
+	it.Reset(tr, nil, nil, true)
+	for i := 0; it.Next(); i++ {
+		_, p, err := tr.Payload(it.Node())
+		require.NoError(t, err)
+		want := bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)
+		require.Equal(t, want, p[:len(want)], "payload %d", i)
+	}
+	require.NoError(t, it.Err())
 }

@@ -58,18 +58,21 @@ type Options struct {
 // nodes through a free list.
 type node struct {
 	children []int32
-	// A payload of up to len(inline) bytes (a partition index payload is
-	// at most 9) lives in the node itself; a longer one in big.
-	big     []byte
-	inline  [12]byte
-	plen    uint8 // payload length when it is inline
-	filePos int64 // notPlaced until written (or temporarily placed in a partial tail)
+	filePos  int64 // notPlaced until written (or temporarily placed in a partial tail)
 	// branchSize estimates the bytes still to be written for everything
 	// below this node; nodeSize the node itself with its payload. Both are
 	// estimates that later layout decisions read, so where they are
-	// recomputed matters as much as how (see layout.go).
-	branchSize int64
-	nodeSize   int64
+	// recomputed matters as much as how (see layout.go). 32 bits, as in
+	// Cassandra: a pending branch is at most a few pages.
+	branchSize int32
+	nodeSize   int32
+	// A payload of up to len(inline) bytes (a partition index payload is at
+	// most 9) lives in the node; a longer one in Writer.bigPayloads[big-1].
+	// Keeping the node at 64 bytes, one cache line, matters: building is
+	// bound by touching nodes.
+	big        int32
+	inline     [12]byte
+	plen       uint8 // payload length when it is inline
 	transition byte
 	flags      byte // payload flags, meaningful when hasPayload
 	hasPayload bool
@@ -107,6 +110,9 @@ type Writer struct {
 
 	nodes nodeArena
 	free  []int32
+	// Payloads longer than a node holds, by node.big-1, and free slots.
+	bigPayloads [][]byte
+	bigFree     []int32
 	lists childLists
 	stack []int32 // the path to the last key: stack[0] is the root
 
@@ -143,10 +149,15 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.flushed = 0
 	w.out = w.out[:0]
 	w.free = w.free[:0]
+	w.bigFree = w.bigFree[:0]
+	for i := range w.bigPayloads {
+		w.bigFree = append(w.bigFree, int32(i+1))
+	}
 	for i := range int32(w.nodes.len()) {
 		n := w.nodes.at(i)
 		w.lists.put(n.children)
 		n.children = nil
+		n.big = 0
 		w.free = append(w.free, int32(w.nodes.len())-1-i)
 	}
 	w.stack = append(w.stack[:0], w.newNode(0))
@@ -169,8 +180,8 @@ func (w *Writer) newNode(transition byte) int32 {
 		i = w.nodes.grow()
 	}
 	n := w.nodes.at(i)
+	w.dropPayload(n)
 	*n = node{
-		big:               n.big[:0],
 		filePos:           notPlaced,
 		branchSize:        -1,
 		nodeSize:          -1,
@@ -202,23 +213,40 @@ func (a *nodeArena) grow() int32 {
 	return int32(a.n - 1)
 }
 
-// setPayload stores a copy of p, in the node when it fits.
-func (n *node) setPayload(p []byte) {
+// setPayload stores a copy of p for node n, in the node when it fits.
+func (w *Writer) setPayload(n *node, p []byte) {
 	if len(p) <= len(n.inline) {
+		w.dropPayload(n)
 		n.plen = uint8(copy(n.inline[:], p))
-		n.big = n.big[:0]
 		return
 	}
-	n.plen = 0
-	n.big = append(n.big[:0], p...)
+	if n.big == 0 {
+		if k := len(w.bigFree); k > 0 {
+			n.big = w.bigFree[k-1]
+			w.bigFree = w.bigFree[:k-1]
+		} else {
+			w.bigPayloads = append(w.bigPayloads, nil)
+			n.big = int32(len(w.bigPayloads))
+		}
+	}
+	w.bigPayloads[n.big-1] = append(w.bigPayloads[n.big-1][:0], p...)
 }
 
-// payload returns the node's payload bytes.
-func (n *node) payload() []byte {
-	if len(n.big) > 0 {
-		return n.big
+// payload returns node n's payload bytes.
+func (w *Writer) payload(n *node) []byte {
+	if n.big != 0 {
+		return w.bigPayloads[n.big-1]
 	}
 	return n.inline[:n.plen]
+}
+
+// dropPayload forgets n's payload, returning a big one's slot for reuse.
+func (w *Writer) dropPayload(n *node) {
+	if n.big != 0 {
+		w.bigFree = append(w.bigFree, n.big)
+		n.big = 0
+	}
+	n.plen = 0
 }
 
 // releaseChildren returns n's children and n's child list for reuse.
@@ -297,7 +325,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	leaf := w.nodes.at(parent)
 	leaf.hasPayload = true
 	leaf.flags = flags
-	leaf.setPayload(payload)
+	w.setPayload(leaf, payload)
 
 	w.prevKey = key
 	w.hasPrev = true
