@@ -113,8 +113,8 @@ type Writer struct {
 	// Payloads longer than a node holds, by node.big-1, and free slots.
 	bigPayloads [][]byte
 	bigFree     []int32
-	lists childLists
-	stack []int32 // the path to the last key: stack[0] is the root
+	lists       childLists
+	stack       []int32 // the path to the last key: stack[0] is the root
 
 	prevKey []byte
 	hasPrev bool
