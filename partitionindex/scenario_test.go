@@ -121,18 +121,11 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, raw := range raws {
 		require.NoError(t, b.Add(raw, int64(i)))
-		var view *PartialIndex
-		accepted, err := b.BuildPartial(0, 0, func(p *PartialIndex) { view = p })
-		require.NoError(t, err)
+		view, accepted := takeView(t, b)
 		require.Equal(t, i > 0, accepted, "a view needs a key in the trie")
 		if !accepted {
 			continue
 		}
-		require.NoError(t, b.Flush())
-		b.MarkDataSynced(0)
-		b.MarkRowIndexSynced(0)
-		b.MarkPartitionIndexSynced(b.Position())
-		require.NotNil(t, view)
 		ix, err := view.NewIndex(buf.Bytes())
 		require.NoError(t, err)
 		require.Equal(t, int64(i), ix.Count())
@@ -159,6 +152,26 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	requireAllFound(t, partitioner.ByteOrdered, plain, raws)
 }
 
+// takeView asks for an early-open view and, if the builder takes the
+// request, flushes and marks all three files synced (as the golden cases
+// were made), so the view must be handed out.
+func takeView(t *testing.T, b *Builder) (*PartialIndex, bool) {
+	t.Helper()
+	var view *PartialIndex
+	accepted, err := b.BuildPartial(0, 0, func(p *PartialIndex) { view = p })
+	require.NoError(t, err)
+	if !accepted {
+		return nil, false
+	}
+	require.NoError(t, b.Flush())
+	require.Nil(t, view, "a view is never handed out inside BuildPartial")
+	b.MarkDataSynced(0)
+	b.MarkRowIndexSynced(0)
+	b.MarkPartitionIndexSynced(b.Position())
+	require.NotNil(t, view, "the view is ready once all three files are synced")
+	return view, true
+}
+
 // testPartialIndex: views every 1/15 of a random Murmur3 input read back
 // exactly the keys that reached the trie, and the final file is valid.
 func TestScenarioPartialEveryFifteenth(t *testing.T) {
@@ -176,15 +189,8 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 		if (i+1)%step != 0 || i+1 == len(keys) {
 			continue
 		}
-		var view *PartialIndex
-		accepted, err := b.BuildPartial(0, 0, func(p *PartialIndex) { view = p })
-		require.NoError(t, err)
+		view, accepted := takeView(t, b)
 		require.True(t, accepted)
-		require.NoError(t, b.Flush())
-		b.MarkDataSynced(0)
-		b.MarkRowIndexSynced(0)
-		b.MarkPartitionIndexSynced(b.Position())
-		require.NotNil(t, view)
 		ix, err := view.NewIndex(buf.Bytes())
 		require.NoError(t, err)
 		require.Equal(t, int64(i), ix.Count(), "the view lags one key")
