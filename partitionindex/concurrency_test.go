@@ -31,7 +31,7 @@ func relConcurrentSet(t *testing.T) *relSet {
 	r := relRand(21)
 	raws := make([][]byte, n)
 	for i := range raws {
-		raws[i] = relRandBytes(r, 4+r.IntN(28), nil)
+		raws[i] = randomBytesN(r, 4+r.IntN(28), nil)
 	}
 	return relNewSet("concurrent", partitioner.Murmur3, 0, r, raws)
 }

@@ -122,18 +122,6 @@ func relNewSet(name string, p partitioner.Partitioner, pageSize int, r *rand.Ran
 	return s
 }
 
-func relRandBytes(r *rand.Rand, n int, alphabet []byte) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		if alphabet != nil {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		} else {
-			b[i] = byte(r.Uint32())
-		}
-	}
-	return b
-}
-
 // relRandomSets are inputs that make the writer emit bytes at awkward points.
 func relRandomSets(short bool) []*relSet {
 	r := rand.New(rand.NewPCG(7, 11))
@@ -148,7 +136,7 @@ func relRandomSets(short bool) []*relSet {
 	gen := func(n, minLen, maxLen int, alphabet []byte) [][]byte {
 		out := make([][]byte, n/scale)
 		for i := range out {
-			out[i] = relRandBytes(r, minLen+r.IntN(maxLen-minLen+1), alphabet)
+			out[i] = randomBytesN(r, minLen+r.IntN(maxLen-minLen+1), alphabet)
 		}
 		return out
 	}
@@ -158,7 +146,7 @@ func relRandomSets(short bool) []*relSet {
 	add("byteordered-page64", partitioner.ByteOrdered, 64, gen(1500, 1, 12, []byte{0, 1, 0x7f, 0xfe, 0xff}))
 
 	// A 4 KiB shared prefix: the chain of single nodes crosses pages.
-	prefix := relRandBytes(r, 4096, nil)
+	prefix := randomBytesN(r, 4096, nil)
 	var withPrefix [][]byte
 	for _, tail := range gen(600, 0, 16, []byte{0, 1, 2, 0xff}) {
 		withPrefix = append(withPrefix, append(slices.Clip(prefix), tail...))
@@ -175,12 +163,12 @@ func relRandomSets(short bool) []*relSet {
 
 	// ~20 KB keys among short ones: the ring's slots grow and shrink.
 	var longShort [][]byte
-	long := relRandBytes(r, 20000, nil)
+	long := randomBytesN(r, 20000, nil)
 	for i := range 40 / scale {
-		k := append(slices.Clip(long[:19990]), relRandBytes(r, 1+r.IntN(10), nil)...)
+		k := append(slices.Clip(long[:19990]), randomBytesN(r, 1+r.IntN(10), nil)...)
 		longShort = append(longShort, k)
 		if i%3 == 0 {
-			longShort = append(longShort, relRandBytes(r, 20000, nil))
+			longShort = append(longShort, randomBytesN(r, 20000, nil))
 		}
 	}
 	longShort = append(longShort, gen(400, 1, 8, nil)...)
@@ -191,7 +179,7 @@ func relRandomSets(short bool) []*relSet {
 	// short keys: adding the last short key completes the long chain and
 	// leaves more than 64 KiB buffered, so Complete's first act is to hand
 	// it to the sink (a failure there must still finish the builder).
-	chain := relRandBytes(r, 65000, []byte{'x', 'y'})
+	chain := randomBytesN(r, 65000, []byte{'x', 'y'})
 	add("byteordered-burst", partitioner.ByteOrdered, 0, [][]byte{
 		append([]byte("A"), append(slices.Clip(chain), 'a')...),
 		append([]byte("A"), append(slices.Clip(chain), 'b')...),

@@ -71,7 +71,7 @@ func FuzzIndexReader(f *testing.F) {
 			for _, pageSize := range []int{0, 64} {
 				var raws [][]byte
 				for range n {
-					raws = append(raws, relRandBytes(r, r.IntN(6), []byte{0, 1, 'a', 'b', 0xff}))
+					raws = append(raws, randomBytesN(r, r.IntN(6), []byte{0, 1, 'a', 'b', 0xff}))
 				}
 				s := relNewSet("seed", p, pageSize, r, raws)
 				var buf bytes.Buffer

@@ -69,7 +69,11 @@ type keySet struct {
 }
 
 func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
-	n := minLen + r.IntN(maxLen-minLen+1)
+	return randomBytesN(r, minLen+r.IntN(maxLen-minLen+1), alphabet)
+}
+
+// randomBytesN returns n random bytes, drawn from alphabet if it is not nil.
+func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
 	b := make([]byte, n)
 	for i := range b {
 		if alphabet != nil {

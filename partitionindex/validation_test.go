@@ -123,7 +123,7 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		var raws [][]byte
 		for range 300 {
-			raws = append(raws, relRandBytes(r, 1+r.IntN(20), []byte{0, 1, 'a', 0xff}))
+			raws = append(raws, randomBytesN(r, 1+r.IntN(20), []byte{0, 1, 'a', 0xff}))
 		}
 		// A 65535-byte key is the longest allowed.
 		raws = append(raws, bytes.Repeat([]byte{'m'}, maxKeyLength))
@@ -343,7 +343,7 @@ func relProbe(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand
 	var keys [][]byte
 	keys = append(keys, nil, []byte{0}, []byte{0xff, 0xff})
 	for range 4 {
-		keys = append(keys, relRandBytes(r, r.IntN(10), nil))
+		keys = append(keys, randomBytesN(r, r.IntN(10), nil))
 	}
 	require.NoError(t, relExercise(rd, p, keys, len(data)+1))
 }
