@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/bti-go/bti/partitioner"
@@ -22,6 +23,7 @@ type Reader struct {
 	t      *trie.Trie
 	walker trie.Walker
 	enc    []byte // the encoded lookup key
+	stored []byte // the encoding of a candidate's key, to confirm it
 	endEnc []byte // the encoded end bound of a scan
 	it     Iterator
 	closed bool
@@ -99,11 +101,7 @@ func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, 
 	if err != nil {
 		return 0, false, err
 	}
-	atKey, greater, err := r.walker.Ceiling(enc)
-	if err != nil {
-		return 0, false, fromTrie(err)
-	}
-	return r.confirm(key, atKey, greater, keyAt, +1)
+	return r.CeilingEncoded(enc, keyAt)
 }
 
 // Floor returns the position of the largest key <= key, confirming the entry
@@ -113,17 +111,42 @@ func (r *Reader) Floor(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, er
 	if err != nil {
 		return 0, false, err
 	}
-	atKey, lesser, err := r.walker.Floor(enc)
+	return r.FloorEncoded(enc, keyAt)
+}
+
+// CeilingEncoded is Ceiling for any byte-comparable position: a key's
+// encoding (Key.AppendComparable) or a token bound, which sorts before
+// (AppendMinBound) or after (AppendMaxBound) every key of its token; range
+// reads by token start there, as with Cassandra's PartitionPosition.
+func (r *Reader) CeilingEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool, err error) {
+	if r.closed {
+		return 0, false, ErrClosed
+	}
+	atKey, greater, err := r.walker.Ceiling(position)
 	if err != nil {
 		return 0, false, fromTrie(err)
 	}
-	return r.confirm(key, atKey, lesser, keyAt, -1)
+	return r.confirm(position, atKey, greater, keyAt, +1)
 }
 
-// confirm picks between the entry on the key's path and the neighbour
-// beyond it. dir is +1 for ceiling (the stored key must be >= key) and -1 for
-// floor (<= key).
-func (r *Reader) confirm(key partitioner.Key, atKey, beyond int64, keyAt KeyAt, dir int) (int64, bool, error) {
+// FloorEncoded is Floor for any byte-comparable position (see
+// CeilingEncoded).
+func (r *Reader) FloorEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool, err error) {
+	if r.closed {
+		return 0, false, ErrClosed
+	}
+	atKey, lesser, err := r.walker.Floor(position)
+	if err != nil {
+		return 0, false, fromTrie(err)
+	}
+	return r.confirm(position, atKey, lesser, keyAt, -1)
+}
+
+// confirm picks between the entry on the position's path and the neighbour
+// beyond it. dir is +1 for ceiling (the stored key must sort at or after
+// position) and -1 for floor (at or before). Keys are compared by their
+// encodings, so positions that are token bounds work the same way.
+func (r *Reader) confirm(position []byte, atKey, beyond int64, keyAt KeyAt, dir int) (int64, bool, error) {
 	if atKey >= 0 {
 		_, _, pos, err := r.payload(atKey)
 		if err != nil {
@@ -136,7 +159,8 @@ func (r *Reader) confirm(key partitioner.Key, atKey, beyond int64, keyAt KeyAt, 
 		if err != nil {
 			return 0, false, err
 		}
-		if c := partitioner.Compare(r.ix.part.Decorate(raw), key); c == 0 || (c > 0) == (dir > 0) {
+		r.stored = r.ix.part.Decorate(raw).AppendComparable(r.stored[:0])
+		if c := bytes.Compare(r.stored, position); c == 0 || (c > 0) == (dir > 0) {
 			return pos, true, nil
 		}
 	}
@@ -212,17 +236,34 @@ func (r *Reader) ScanReverse(start, end *partitioner.Key) *Iterator {
 	return r.scan(start, end, true)
 }
 
+// ScanEncoded is Scan between byte-comparable positions (keys' encodings or
+// token bounds, see CeilingEncoded; nil for unbounded). The iterator keeps
+// end until it is restarted.
+func (r *Reader) ScanEncoded(start, end []byte) *Iterator {
+	return r.scanEncoded(start, end, false, nil)
+}
+
+// ScanReverseEncoded is ScanReverse between byte-comparable positions.
+func (r *Reader) ScanReverseEncoded(start, end []byte) *Iterator {
+	return r.scanEncoded(start, end, true, nil)
+}
+
 func (r *Reader) scan(start, end *partitioner.Key, reverse bool) *Iterator {
-	it := &r.it
-	it.r, it.reverse, it.pos, it.err = r, reverse, 0, nil
 	startEnc, endEnc, err := r.bounds(start, end)
+	return r.scanEncoded(startEnc, endEnc, reverse, err)
+}
+
+func (r *Reader) scanEncoded(start, end []byte, reverse bool, err error) *Iterator {
+	it := &r.it
+	it.r, it.reverse, it.pos, it.err = r, reverse, 0, err
 	switch {
 	case err != nil:
-		it.err = err
+	case r.closed:
+		it.err = ErrClosed
 	case reverse:
-		it.rev.Reset(r.t, startEnc, endEnc, true)
+		it.rev.Reset(r.t, start, end, true)
 	default:
-		it.fwd.Reset(r.t, startEnc, endEnc, true)
+		it.fwd.Reset(r.t, start, end, true)
 	}
 	return it
 }
