@@ -15,19 +15,19 @@
 //	                    compares the next key it is given against these bytes
 //
 // Key n-3 is referenced by nobody while key n is encoded, so its slot is the
-// scratch slot. Commit(key n) then rotates by index, never by copying:
+// scratch slot. The builder encodes key n there, compares it with Current
+// (key n-1) and hands the trie key n-1's prefix, a sub-slice of Current; the
+// trie compares that with the key it was given last, key n-2 in Previous.
+// Only when all of that succeeded does Commit(key n) rotate, by index, never
+// by copying:
 //
 //	before:  scratch=A (n)   Current=B (n-1)   Previous=C (n-2)
 //	after:   Current=A (n)   Previous=B (n-1)  Retained=C (n-2)
 //
-// Between Commit and the next Scratch the builder computes the diff points,
-// hands key n-1 to the trie writer, and the writer reads key n-2 (Retained)
-// until that call returns. The next Scratch hands out C: the 4th-oldest key
-// is never referenced again, so its bytes may be overwritten.
-//
-// Consequently Retained is valid only until the next Scratch, and a key held
-// by the trie writer must not be needed after its next Add returns. If the
-// caller encodes into Scratch but never commits (for example the new key is
-// out of order), Current and Previous are unchanged and the next Scratch
-// returns the same slot again.
+// The trie now holds key n-1 (Previous) until its next Add returns, and the
+// next Scratch hands out C: the 4th-oldest key is never referenced again, so
+// its bytes may be overwritten. Retained is therefore valid only until the
+// next Scratch. If the caller encodes into Scratch but never commits (the new
+// key is out of order, or a write failed), Current and Previous are unchanged
+// and the next Scratch returns the same slot again.
 package ring
