@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sync"
@@ -113,7 +114,8 @@ func parseFooter(data []byte) (view, int64, error) {
 	if count == 0 && (len(first) != 0 || len(last) != 0) {
 		return view{}, 0, &CorruptError{Offset: firstKeyPos, Reason: "an empty index stores keys"}
 	}
-	return view{root: root, count: count, firstKey: first, lastKey: last}, firstKeyPos, nil
+	// Copies: the keys must outlive a memory map that Close releases.
+	return view{root: root, count: count, firstKey: bytes.Clone(first), lastKey: bytes.Clone(last)}, firstKeyPos, nil
 }
 
 // cutShortLength splits a [u16 length][bytes] item off b.
@@ -135,7 +137,7 @@ func (ix *Index) Partitioner() partitioner.Partitioner { return ix.part }
 func (ix *Index) Count() int64 { return ix.v.count }
 
 // FirstKey and LastKey return the raw partition keys stored in the footer
-// (empty for an empty index). The slices alias the file: do not modify.
+// (empty for an empty index). They stay valid after Close; do not modify.
 func (ix *Index) FirstKey() []byte { return ix.v.firstKey }
 func (ix *Index) LastKey() []byte  { return ix.v.lastKey }
 
@@ -146,7 +148,9 @@ func (ix *Index) FirstKeyPos() int64 { return ix.firstKeyPos }
 // Root returns the position of the trie's root node.
 func (ix *Index) Root() int64 { return ix.v.root }
 
-// Trie returns the underlying trie, for dumps and statistics.
+// Trie returns the underlying trie, for dumps and statistics. It reads the
+// index's memory directly: use it only while the index is open (lookups that
+// must survive a concurrent Close go through a Reader handle).
 func (ix *Index) Trie() *trie.Trie { return ix.trie }
 
 // OpenReader returns a handle for lookups from one goroutine. It fails with
