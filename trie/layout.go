@@ -24,6 +24,9 @@ import (
 // complete is called when node i leaves the stack: its subtree is final.
 func (w *Writer) complete(i int32) {
 	n := w.nodes.at(i)
+	if len(n.children) == 0 && w.completeLeaf(n) {
+		return
+	}
 	var branch int64
 	for _, ci := range n.children {
 		c := w.nodes.at(ci)
@@ -47,6 +50,23 @@ func (w *Writer) complete(i int32) {
 		return
 	}
 	w.layoutChildren(i)
+}
+
+// completeLeaf is complete for a node without children, most of them: a
+// PAYLOAD_ONLY node with nothing below it, pending unless it alone fills a
+// page (possible only with tiny test pages). It reports whether it is done.
+func (w *Writer) completeLeaf(n *node) bool {
+	size := int64(1)
+	if n.hasPayload {
+		size += int64(len(w.payload(n)))
+	}
+	n.branchSize = 0
+	if size >= w.pageSize {
+		return false // the general path lays it out
+	}
+	n.nodeSize = int32(size)
+	n.outOfPageChildren, n.outOfPageInBranch = false, false
+	return true
 }
 
 // finalize records that node i was written at pos as a whole branch: it now
