@@ -220,16 +220,6 @@ func randKey(rng *rand.Rand) []byte {
 	return k
 }
 
-func sign(x int) int {
-	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
-	}
-	return 0
-}
-
 func compareLongKeys(ta int64, a []byte, tb int64, b []byte) int {
 	if ta != tb {
 		if ta < tb {
@@ -255,7 +245,7 @@ func TestOrderAndRoundTripProperty(t *testing.T) {
 		}
 
 		ea, eb := AppendLongTokenKey(nil, ta, ka), AppendLongTokenKey(nil, tb, kb)
-		require.Equal(t, compareLongKeys(ta, ka, tb, kb), sign(bytes.Compare(ea, eb)))
+		require.Equal(t, compareLongKeys(ta, ka, tb, kb), bytes.Compare(ea, eb))
 		if !bytes.Equal(ea, eb) {
 			require.False(t, bytes.HasPrefix(eb, ea), "prefix-free")
 			require.False(t, bytes.HasPrefix(ea, eb), "prefix-free")
@@ -266,7 +256,7 @@ func TestOrderAndRoundTripProperty(t *testing.T) {
 		require.True(t, bytes.Equal(ka, key))
 
 		ba, bb := AppendBytesTokenKey(nil, ka), AppendBytesTokenKey(nil, kb)
-		require.Equal(t, bytes.Compare(ka, kb), sign(bytes.Compare(ba, bb)))
+		require.Equal(t, bytes.Compare(ka, kb), bytes.Compare(ba, bb))
 		key, err = DecodeBytesTokenKey(nil, ba)
 		require.NoError(t, err)
 		require.True(t, bytes.Equal(ka, key))

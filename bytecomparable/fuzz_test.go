@@ -2,6 +2,7 @@ package bytecomparable
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"testing"
 )
@@ -49,11 +50,11 @@ func FuzzByteComparable(f *testing.F) {
 
 		// Order: Murmur3 keys (token, then bytes) and ByteOrdered keys.
 		ea, eb := AppendLongTokenKey(nil, ta, a), AppendLongTokenKey(nil, tb, b)
-		if got, want := sign(bytes.Compare(ea, eb)), compareLongKeys(ta, a, tb, b); got != want {
+		if got, want := bytes.Compare(ea, eb), compareLongKeys(ta, a, tb, b); got != want {
 			t.Fatalf("order of (%d,%x) vs (%d,%x): encodings %d, keys %d", ta, a, tb, b, got, want)
 		}
 		ba, bb := AppendBytesTokenKey(nil, a), AppendBytesTokenKey(nil, b)
-		if got, want := sign(bytes.Compare(ba, bb)), bytes.Compare(a, b); got != want {
+		if got, want := bytes.Compare(ba, bb), bytes.Compare(a, b); got != want {
 			t.Fatalf("BOP order of %x vs %x: encodings %d, keys %d", a, b, got, want)
 		}
 		if got, want := DiffPoint(ea, eb), naiveDiffPoint(ea, eb); got != want {
@@ -72,7 +73,7 @@ func FuzzByteComparable(f *testing.F) {
 
 		// Varints order like the integers they encode.
 		xa, xb := AppendBigInt(nil, binary.BigEndian.AppendUint64(nil, uint64(ta))), AppendBigInt(nil, binary.BigEndian.AppendUint64(nil, uint64(tb)))
-		if got := sign(bytes.Compare(xa, xb)); got != sign(cmpInt64(ta, tb)) {
+		if got := bytes.Compare(xa, xb); got != cmp.Compare(ta, tb) {
 			t.Fatalf("varint order of %d vs %d: %d", ta, tb, got)
 		}
 	})

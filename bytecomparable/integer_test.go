@@ -2,6 +2,7 @@ package bytecomparable
 
 import (
 	"bytes"
+	"cmp"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -104,7 +105,7 @@ func TestBigIntOrderProperty(t *testing.T) {
 	for range 5000 {
 		a, b := randBigInt(rng), randBigInt(rng)
 		ea, eb := AppendBigInt(nil, toByteArray(a)), AppendBigInt(nil, toByteArray(b))
-		require.Equal(t, a.Cmp(b), sign(bytes.Compare(ea, eb)), "%v %v", a, b)
+		require.Equal(t, a.Cmp(b), bytes.Compare(ea, eb), "%v %v", a, b)
 		if a.Cmp(b) != 0 {
 			require.False(t, bytes.HasPrefix(ea, eb) || bytes.HasPrefix(eb, ea), "prefix-free %v %v", a, b)
 		}
@@ -116,21 +117,11 @@ func TestBigIntOrderProperty(t *testing.T) {
 		// Varints alone, over the whole int64 range.
 		va, vb := int64(rng.Uint64())>>rng.IntN(64), int64(rng.Uint64())>>rng.IntN(64)
 		xa, xb := appendVarInt(nil, va), appendVarInt(nil, vb)
-		require.Equal(t, sign(cmpInt64(va, vb)), sign(bytes.Compare(xa, xb)), "%d %d", va, vb)
+		require.Equal(t, cmp.Compare(va, vb), bytes.Compare(xa, xb), "%d %d", va, vb)
 		got, _, err := decodeVarInt(xa)
 		require.NoError(t, err)
 		require.Equal(t, va, got)
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestDecodeBigIntRejects(t *testing.T) {
