@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/bti-go/bti/keygen"
+	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/golden"
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
 )
 

@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/jmhstyle"
-	"github.com/bti-go/bti/keygen"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"io"
 
-	"github.com/bti-go/bti/keygen"
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/keystsv"
 )
 
 const genUsage = `usage: bti gen --kind K --count N --seed S [--partitioner P] [--prefix-bytes P] [--key-len-min A --key-len-max B]

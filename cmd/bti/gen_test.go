@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
 )
 

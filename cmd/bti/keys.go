@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
 )
 

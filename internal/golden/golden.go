@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keystsv"
 )
 
 // Case is one folder of the golden set.

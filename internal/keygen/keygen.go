@@ -26,7 +26,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bti-go/bti/keystsv"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bti-go/bti/keygen"
+	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 )
 
