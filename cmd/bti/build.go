@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,9 +21,9 @@ const buildUsage = `usage: bti build --in keys.tsv --out Partitions.db [--partit
                  [--partial-at N,M,...] [--stats text|json]
 
 Builds the partition index of the keys in keys.tsv (or keys.tsv.bz2). The
-output file appears only when everything succeeded: it is written to a
-temporary file in the same directory, synced and renamed.
+output appears only when everything succeeded.
 
+` + outputHelp + `
 --partial-at takes an early-open view right after the N-th key was added
 (counting from 1), as Cassandra's preemptive open does: buildPartial(0, 0),
 then flush and markDataSynced(0), markRowIndexSynced(0),
@@ -44,7 +42,7 @@ allocations are runtime.MemStats deltas over the same span.
 func runBuild(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("build", buildUsage)
 	in := fs.String("in", "", "input keys.tsv or keys.tsv.bz2 (required)")
-	out := fs.String("out", "", "output Partitions.db (required)")
+	out := fs.String("out", "", "output Partitions.db, or - for standard output (required)")
 	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
 	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
 	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
@@ -76,6 +74,17 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *out == "-" && *stats != "" {
+		return usagef("--stats prints to standard output, which --out - already holds the index")
+	}
+	// Opened first, so a refused output (a directory, the input itself)
+	// fails before the work, and nothing is written until the build
+	// succeeded: the index is built in memory.
+	o, err := createOutput(*out, stdout, *in)
+	if err != nil {
+		return err
+	}
+	defer o.abort()
 
 	prog := newProgress(stderr)
 	ks, err := loadKeys(*in, p, prog)
@@ -98,7 +107,10 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	if err := checkPartials(ks, res, stderr); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*out, res.data); err != nil {
+	if _, err := o.Write(res.data); err != nil {
+		return err
+	}
+	if err := o.commit(); err != nil {
 		return err
 	}
 	switch *stats {
@@ -311,46 +323,6 @@ func checkScan(rd *partitionindex.Reader, want []int64, what string) error {
 	}
 	if i != len(want) {
 		return &checkFailed{fmt.Sprintf("%sscan yields %d positions, want %d", what, i, len(want))}
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to path so that path appears only complete:
-// a temporary file in the same directory is written, synced and renamed.
-// On any error the temporary file is removed.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Sync the directory so the rename itself is durable (best effort: not
-	// every platform can open a directory for syncing).
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

@@ -9,13 +9,16 @@ import (
 )
 
 const genUsage = `usage: bti gen --kind K --count N --seed S [--partitioner P] [--prefix-bytes P] [--key-len-min A --key-len-max B]
+               [--out keys.tsv]
 
-Writes a keys.tsv to stdout: N distinct keys of kind K (int32, int64, uuid,
-text, blob) sorted in the partitioner's decorated-key order, with positions
-that exercise every payload size (1..8 bytes; row-index positions >= 0 and
-^data positions < 0, magnitudes growing to 2^40 with a few outliers up to
-2^62). The same flags always give the same output (package keygen, PCG).
-`
+Writes a keys.tsv (to standard output by default): N distinct keys of kind K
+(int32, int64, uuid, text, blob) sorted in the partitioner's decorated-key
+order, with positions that exercise every payload size (1..8 bytes;
+row-index positions >= 0 and ^data positions < 0, magnitudes growing to 2^40
+with a few outliers up to 2^62). The same flags always give the same output
+(package keygen, PCG).
+
+` + outputHelp
 
 func runGen(args []string, stdout, _ io.Writer) error {
 	fs := newFlags("gen", genUsage)
@@ -26,6 +29,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	prefix := fs.Int("prefix-bytes", 0, "shared random prefix of this many bytes on every key")
 	lmin := fs.Int("key-len-min", 0, "text/blob: minimum length after the prefix (default 1 with --key-len-max 32)")
 	lmax := fs.Int("key-len-max", 0, "text/blob: maximum length after the prefix")
+	out := fs.String("out", "-", "output keys.tsv, or - for standard output")
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -57,17 +61,30 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	if *lmax != 0 && *lmin == 0 {
 		cfg.KeyLenMin = 1
 	}
-	entries, err := cfg.Generate()
+	// Opened first, so a refused output fails before the work; the
+	// temporary file is removed if generating fails.
+	o, err := createOutput(*out, stdout)
+	if err != nil {
+		return err
+	}
+	defer o.abort()
+	keys, err := cfg.Keys()
 	if err != nil {
 		return usagef("%v", err)
 	}
-	w := bufio.NewWriterSize(stdout, 1<<16)
+	pos := keygen.Positions(len(keys), cfg.Seed)
+	// Lines are formatted one at a time from the keys: the text is never
+	// held in memory whole.
+	w := bufio.NewWriterSize(o, 1<<16)
 	var line []byte
-	for _, e := range entries {
-		line = keystsv.AppendLine(line[:0], e.Key, e.Pos)
+	for i, k := range keys {
+		line = keystsv.AppendLine(line[:0], k.Raw, pos[i])
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return o.commit()
 }

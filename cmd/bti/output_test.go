@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// childFsizeEnv makes the test binary a child that runs bti with the
+// variable's value as RLIMIT_FSIZE: a file-size limit is how the tests
+// fill a disk without touching a device or mounting anything.
+const childFsizeEnv = "BTI_TEST_CHILD_FSIZE"
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(childFsizeEnv); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bad", childFsizeEnv, v)
+			os.Exit(100)
+		}
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			fmt.Fprintln(os.Stderr, "setrlimit:", err)
+			os.Exit(100)
+		}
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// btiFsizeLimited runs bti in a child process whose files may not grow
+// beyond limit bytes.
+func btiFsizeLimited(t *testing.T, limit int, args ...string) result {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", childFsizeEnv, limit))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	require.NotEqual(t, 100, code, errb.String())
+	return result{code, out.String(), errb.String()}
+}
+
+// smallKeys writes a keys.tsv of n ByteOrdered keys into dir and returns
+// its path and the index built from it (through a fresh regular file).
+func smallKeys(t *testing.T, dir string, n int) (string, []byte) {
+	t.Helper()
+	keys := filepath.Join(dir, "keys.tsv")
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%08x\t%d\n", i, i*3)
+	}
+	writeFile(t, keys, b.String())
+	ref := filepath.Join(t.TempDir(), "ref.db")
+	requireCode(t, 0, bti("build", "--in", keys, "--out", ref, "--partitioner", "byteordered"))
+	data, err := os.ReadFile(ref)
+	require.NoError(t, err)
+	require.NotEmpty(t, data)
+	return keys, data
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestOutToStdout: "--out -" writes the index to standard output and
+// creates no file named "-".
+func TestOutToStdout(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 100)
+	t.Chdir(dir)
+	r := bti("build", "--in", keys, "--out", "-", "--partitioner", "byteordered")
+	requireCode(t, 0, r)
+	assert.True(t, r.stdout == string(want), "stdout is not the index")
+	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir), "no file named -")
+
+	r = bti("build", "--in", keys, "--out", "-", "--partitioner", "byteordered", "--stats", "json")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "--stats prints to standard output")
+	assert.Empty(t, r.stdout)
+
+	r = bti("gen", "--kind", "uuid", "--count", "50", "--out", "-")
+	requireCode(t, 0, r)
+	assert.Equal(t, 50, strings.Count(r.stdout, "\n"))
+	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir))
+}
+
+// TestOutFIFO: a FIFO is written in place (its reader gets the index) and
+// stays a FIFO; renaming over it would have made it a regular file.
+func TestOutFIFO(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 100)
+	fifo := filepath.Join(dir, "pipe")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	// A second name for the FIFO, outside dir, so the test can unblock its
+	// reader even if bti replaced "pipe" (as it once did).
+	backdoor := filepath.Join(t.TempDir(), "pipe")
+	require.NoError(t, os.Link(fifo, backdoor))
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo) // blocks until bti opens it for writing
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	r := bti("build", "--in", keys, "--out", fifo, "--partitioner", "byteordered")
+	// A reader still waiting in open gets EOF; with no reader left, the
+	// non-blocking open fails (ENXIO) and does nothing.
+	if w, err := os.OpenFile(backdoor, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	requireCode(t, 0, r)
+	assert.True(t, bytes.Equal(want, <-got), "the FIFO's reader did not get the index")
+	st, err := os.Lstat(fifo)
+	require.NoError(t, err)
+	assert.Equal(t, fs.ModeNamedPipe, st.Mode().Type(), "the FIFO was replaced")
+	assert.ElementsMatch(t, []string{"keys.tsv", "pipe"}, listDir(t, dir))
+}
+
+// TestOutIsInput: an output that is the input, directly or through a
+// symbolic link, a hard link or a link to a link, is refused with exit
+// status 2 before anything is written; the input is untouched.
+func TestOutIsInput(t *testing.T) {
+	dir := t.TempDir()
+	keys, _ := smallKeys(t, dir, 100)
+	orig := readFile(t, keys)
+	sym := filepath.Join(dir, "sym.tsv")
+	require.NoError(t, os.Symlink("keys.tsv", sym))
+	hard := filepath.Join(dir, "hard.tsv")
+	require.NoError(t, os.Link(keys, hard))
+	symsym := filepath.Join(dir, "symsym.tsv")
+	require.NoError(t, os.Symlink(sym, symsym))
+	names := []string{"hard.tsv", "keys.tsv", "sym.tsv", "symsym.tsv"}
+	for _, tc := range []struct{ in, out string }{
+		{keys, keys}, {keys, sym}, {keys, hard}, {keys, symsym}, {sym, keys}, {hard, sym},
+	} {
+		t.Run(filepath.Base(tc.in)+"->"+filepath.Base(tc.out), func(t *testing.T) {
+			r := bti("build", "--in", tc.in, "--out", tc.out, "--partitioner", "byteordered")
+			requireCode(t, 2, r)
+			assert.Contains(t, r.stderr, "bti: cannot write "+tc.out+": it is the input "+tc.in+" (the same file)")
+			assert.Equal(t, orig, readFile(t, keys), "the input was changed")
+			assert.ElementsMatch(t, names, listDir(t, dir), "a temporary file was left")
+			st, err := os.Lstat(sym)
+			require.NoError(t, err)
+			assert.Equal(t, fs.ModeSymlink, st.Mode().Type(), "the link was replaced")
+		})
+	}
+}
+
+// TestOutErrorsNameThePath: a directory is refused, a missing directory
+// reported, and both messages name the path as typed, not a temporary file.
+func TestOutErrorsNameThePath(t *testing.T) {
+	dir := t.TempDir()
+	smallKeys(t, dir, 10)
+	t.Chdir(dir)
+	require.NoError(t, os.Mkdir("outdir", 0o755))
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"build", "--in", "keys.tsv", "--out", "outdir"}, "bti: cannot write outdir: it is a directory\n"},
+		{[]string{"build", "--in", "keys.tsv", "--out", "outdir/"}, "bti: cannot write outdir/: it is a directory\n"},
+		{[]string{"build", "--in", "keys.tsv", "--out", "nodir/x.db"}, "bti: cannot create nodir/x.db: no such file or directory\n"},
+		{[]string{"build", "--in", "keys.tsv", "--out", "keys.tsv/x.db"}, "bti: cannot write keys.tsv/x.db: not a directory\n"},
+		{[]string{"gen", "--kind", "uuid", "--count", "5", "--out", "outdir"}, "bti: cannot write outdir: it is a directory\n"},
+		{[]string{"gen", "--kind", "uuid", "--count", "5", "--out", "nodir/x.tsv"}, "bti: cannot create nodir/x.tsv: no such file or directory\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := bti(append(tc.args, "--partitioner", "byteordered")...)
+			requireCode(t, 2, r)
+			assert.Equal(t, tc.msg, r.stderr)
+			assert.NotContains(t, r.stderr, ".tmp")
+			assert.Empty(t, listDir(t, "outdir"))
+			assert.ElementsMatch(t, []string{"keys.tsv", "outdir"}, listDir(t, "."))
+		})
+	}
+}
+
+// TestOutReplacesRegularFile: an existing regular file is replaced whole
+// (documented in "bti build -h"), through a symbolic link the target is
+// replaced and the link kept.
+func TestOutReplacesRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 100)
+	out := filepath.Join(dir, "Partitions.db")
+	writeFile(t, out, strings.Repeat("old ", 1000))
+	requireCode(t, 0, bti("build", "--in", keys, "--out", out, "--partitioner", "byteordered"))
+	assert.True(t, readFile(t, out) == string(want))
+
+	target := filepath.Join(dir, "target.db")
+	writeFile(t, target, "old")
+	link := filepath.Join(dir, "link.db")
+	require.NoError(t, os.Symlink("target.db", link))
+	requireCode(t, 0, bti("build", "--in", keys, "--out", link, "--partitioner", "byteordered"))
+	assert.True(t, readFile(t, target) == string(want))
+	st, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, fs.ModeSymlink, st.Mode().Type(), "the link was replaced by a file")
+	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db", "target.db", "link.db"}, listDir(t, dir))
+
+	// A link to nowhere is refused rather than replaced by a file.
+	dangling := filepath.Join(dir, "dangling.db")
+	require.NoError(t, os.Symlink("missing/x.db", dangling))
+	r := bti("build", "--in", keys, "--out", dangling, "--partitioner", "byteordered")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "cannot write "+dangling+": it is a symbolic link to a missing file")
+
+	r = bti("build", "-h")
+	assert.Contains(t, r.stdout, "existing regular file is\nreplaced atomically")
+}
+
+// TestOutPermissions: new files are created 0666 less the umask, as
+// os.Create does (they were 0600 whatever the umask); a replaced file
+// keeps its mode.
+func TestOutPermissions(t *testing.T) {
+	dir := t.TempDir()
+	keys, _ := smallKeys(t, dir, 10)
+	old := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(old) })
+	for _, tc := range []struct {
+		umask int
+		want  fs.FileMode
+	}{{0o022, 0o644}, {0o027, 0o640}, {0o077, 0o600}, {0o002, 0o664}} {
+		syscall.Umask(tc.umask)
+		out := filepath.Join(dir, fmt.Sprintf("new-%03o.db", tc.umask))
+		requireCode(t, 0, bti("build", "--in", keys, "--out", out, "--partitioner", "byteordered"))
+		st, err := os.Stat(out)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, st.Mode().Perm(), "build under umask %03o", tc.umask)
+
+		gen := filepath.Join(dir, fmt.Sprintf("gen-%03o.tsv", tc.umask))
+		requireCode(t, 0, bti("gen", "--kind", "int32", "--count", "10", "--out", gen))
+		st, err = os.Stat(gen)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, st.Mode().Perm(), "gen under umask %03o", tc.umask)
+	}
+
+	syscall.Umask(0o022)
+	out := filepath.Join(dir, "existing.db")
+	writeFile(t, out, "old")
+	require.NoError(t, os.Chmod(out, 0o640))
+	requireCode(t, 0, bti("build", "--in", keys, "--out", out, "--partitioner", "byteordered"))
+	st, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o640), st.Mode().Perm(), "the replaced file's mode was not kept")
+	assert.NotEqual(t, "old", readFile(t, out))
+}
+
+// TestOutDiskFull: a write that fails (here: RLIMIT_FSIZE in a child
+// process, as a full disk would) is a clear error naming the output, exit
+// status 2, and leaves the old file and no temporary file.
+func TestOutDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 3000)
+	const limit = 4096
+	require.Greater(t, len(want), limit)
+	out := filepath.Join(dir, "Partitions.db")
+	writeFile(t, out, "old")
+	r := btiFsizeLimited(t, limit, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
+	requireCode(t, 2, r)
+	assert.Equal(t, "bti: writing "+out+": file too large\n", r.stderr)
+	assert.Equal(t, "old", readFile(t, out))
+	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
+
+	// gen streams its output: the failure comes mid-way.
+	gen := filepath.Join(dir, "gen.tsv")
+	r = btiFsizeLimited(t, limit, "gen", "--kind", "uuid", "--count", "3000", "--out", gen)
+	requireCode(t, 2, r)
+	assert.Equal(t, "bti: writing "+gen+": file too large\n", r.stderr)
+	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
+
+	// The same child under a limit the file fits writes it.
+	r = btiFsizeLimited(t, 1<<20, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
+	requireCode(t, 0, r)
+	assert.True(t, readFile(t, out) == string(want))
+}
+
+// TestGenOut: gen --out writes the same bytes as standard output.
+func TestGenOut(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"gen", "--kind", "blob", "--count", "500", "--seed", "3"}
+	r := bti(args...)
+	requireCode(t, 0, r)
+	out := filepath.Join(dir, "keys.tsv")
+	requireCode(t, 0, bti(append(args, "--out", out)...))
+	assert.Equal(t, r.stdout, readFile(t, out))
+	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir))
+}
