@@ -18,6 +18,12 @@ row-index positions >= 0 and ^data positions < 0, magnitudes growing to 2^40
 with a few outliers up to 2^62). The same flags always give the same output
 (package keygen, PCG).
 
+N is refused (exit status 2) when the kind cannot supply N distinct keys
+(int32 has 2^32; text and blob have 68^n and 256^n of each length n, plus
+the lengths allowed), and when the set would need more than 4 GiB of memory:
+the keys are drawn at random and sorted, so all of them are held at once,
+104 bytes per UUID key (so at most about 41 million UUID keys).
+
 ` + outputHelp
 
 func runGen(args []string, stdout, _ io.Writer) error {
@@ -70,7 +76,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	defer o.abort()
 	keys, err := cfg.Keys()
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("--count %d: %v", *count, err)
 	}
 	pos := keygen.Positions(len(keys), cfg.Seed)
 	// Lines are formatted one at a time from the keys: the text is never

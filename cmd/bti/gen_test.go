@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,4 +112,63 @@ func TestDemo(t *testing.T) {
 		"alloc B/key", "allocs/key", "byte-identical", "verify: all 2000 keys resolve", "lookup-hit:"} {
 		assert.Contains(t, r.stdout, want)
 	}
+}
+
+// TestGenOutputPinned pins gen's output to what the tool wrote before
+// keygen learned to sort in place (hashes from that build): "the same flags
+// always give the same output" holds across versions. The text and blob
+// sets draw many duplicates, so they take several merge rounds.
+func TestGenOutputPinned(t *testing.T) {
+	for _, tc := range []struct {
+		args   string
+		sha256 string
+	}{
+		{"--kind uuid --count 200000", "ea8f5a1eb4f26c8994d64dde7409ffce253e341e378da7f70a74bc1ee41b2a52"},
+		{"--kind text --count 3000 --key-len-min 2 --key-len-max 2 --partitioner byteordered", "3a38ab7cbb23e0cf1b79f49e7eb3fc2599b0280fba54c231cb98627d841b1b19"},
+		{"--kind int32 --count 100000 --partitioner random", "aa3dc9a3ac6e2de3eb2d15c33a07861037e6a2725fa7ae0bee7beefea8d078b3"},
+		{"--kind blob --count 50000 --prefix-bytes 3 --key-len-min 0 --key-len-max 3 --partitioner byteordered", "e4b2a89d98f5e42b717288395bdd5588ab739680c62154a9938335debdd4f9cc"},
+	} {
+		r := bti(append([]string{"gen"}, strings.Fields(tc.args)...)...)
+		requireCode(t, 0, r)
+		assert.Equal(t, tc.sha256, fmt.Sprintf("%x", sha256.Sum256([]byte(r.stdout))), tc.args)
+	}
+}
+
+// TestGenImpossibleCount: a count the kind cannot supply, or one whose set
+// would not fit the documented memory limit, is refused with exit status 2
+// and a message saying why, before any memory is taken. ("--count
+// 5000000000 --kind int32" died of "fatal error: runtime: out of memory".)
+func TestGenImpossibleCount(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "keys.tsv")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"gen", "--count", "5000000000", "--kind", "int32"},
+			"bti gen: --count 5000000000: keygen: cannot generate that many distinct keys: 5000000000 requested, but int32 offers only 4294967296 distinct keys"},
+		{[]string{"gen", "--count", "4294967297", "--kind", "int32", "--out", out},
+			"but int32 offers only 4294967296 distinct keys"},
+		{[]string{"gen", "--count", "5000", "--kind", "text", "--key-len-min", "1", "--key-len-max", "2"},
+			"but text of 1..2 bytes offers only 4692 distinct keys"},
+		{[]string{"gen", "--count", "300", "--kind", "blob", "--key-len-max", "1", "--prefix-bytes", "4"},
+			"but blob of 1..1 bytes after a 4-byte prefix offers only 256 distinct keys"},
+		{[]string{"gen", "--count", "5000000000", "--kind", "uuid"},
+			"keygen: key set too large to generate in memory: 5000000000 uuid keys need about 484.3 GiB (104 bytes per key), the limit is 4 GiB"},
+		{[]string{"gen", "--count", "50000000", "--kind", "int64", "--out", out},
+			"key set too large to generate in memory"},
+		{[]string{"demo", "--count", "5000000000"},
+			"key set too large to generate in memory"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := bti(tc.args...)
+			requireCode(t, 2, r)
+			assert.Contains(t, r.stderr, tc.msg)
+			assert.Empty(t, r.stdout)
+			assert.Empty(t, listDir(t, dir), "no output or temporary file left")
+		})
+	}
+	r := bti("gen", "-h")
+	assert.Contains(t, r.stdout, "int32 has 2^32")
+	assert.Contains(t, r.stdout, "more than 4 GiB of memory")
 }

@@ -25,6 +25,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
@@ -74,9 +75,25 @@ func ParseKind(s string) (Kind, error) {
 // 16-bit length in the footer).
 const MaxKeyLen = math.MaxUint16
 
-// ErrTooFew is returned when the key space cannot yield Count distinct keys
-// within the draw budget (for example 1000 text keys of length 1).
+// ErrTooFew is returned when the key space cannot yield Count distinct keys:
+// Count exceeds Capacity (for example 1000 text keys of length 1, or 2^32+1
+// int32 keys), or the draws ran out of budget.
 var ErrTooFew = errors.New("keygen: cannot generate that many distinct keys")
+
+// ErrTooLarge is returned when the set would not fit MaxMemory.
+var ErrTooLarge = errors.New("keygen: key set too large to generate in memory")
+
+// MaxMemory bounds the memory a key set may need. Keys are drawn at random
+// and must come out sorted by token, so the whole set is held and sorted in
+// memory: MemoryEstimate bytes, 104 per UUID key (88 for the decorated key
+// and its position, 16 for its bytes), so about 41 million UUID keys fit. A larger request is refused with ErrTooLarge rather
+// than left to die of an out-of-memory fatal error (which no recover
+// catches) on a machine that has less.
+const MaxMemory = 4 << 30
+
+// keyOverhead is what each key costs besides its bytes: the decorated
+// partitioner.Key and its position.
+const keyOverhead = int64(unsafe.Sizeof(partitioner.Key{})) + 8
 
 // Config describes a key set. The zero value (with a Count) generates
 // Murmur3 int32 keys with seed 0.
@@ -129,7 +146,82 @@ func (c Config) validate() error {
 	} else if c.PrefixBytes+c.fixedLen() > MaxKeyLen {
 		return fmt.Errorf("keygen: prefix of %d bytes leaves no room for %v keys", c.PrefixBytes, c.Kind)
 	}
+	if capacity := c.Capacity(); uint64(c.Count) > capacity {
+		return fmt.Errorf("%w: %d requested, but %s offers only %d distinct keys", ErrTooFew, c.Count, c.describe(), capacity)
+	}
+	if need := c.MemoryEstimate(); need > MaxMemory {
+		return fmt.Errorf("%w: %d %v keys need about %.1f GiB (%d bytes per key), the limit is %d GiB (keygen.MaxMemory): the whole set is sorted in memory",
+			ErrTooLarge, c.Count, c.Kind, float64(need)/(1<<30), need/int64(c.Count), MaxMemory>>30)
+	}
 	return nil
+}
+
+// describe names the key space for messages: "int32", "text of 1..3 bytes
+// after a 2-byte prefix".
+func (c Config) describe() string {
+	s := c.Kind.String()
+	if c.Kind == Text || c.Kind == Blob {
+		lo, hi := c.lenRange()
+		s += fmt.Sprintf(" of %d..%d bytes", lo, hi)
+	}
+	if c.PrefixBytes > 0 {
+		s += fmt.Sprintf(" after a %d-byte prefix", c.PrefixBytes)
+	}
+	return s
+}
+
+// Capacity is the number of distinct non-empty keys c's kind, prefix and
+// length range can make (saturating at math.MaxUint64): 2^32 for Int32,
+// 2^122 (saturated) for UUID, sum of 68^n or 256^n over the lengths for
+// Text and Blob. A Count above it can never be met.
+func (c Config) Capacity() uint64 {
+	var n uint64
+	switch c.Kind {
+	case Int32:
+		n = 1 << 32
+	case Int64, UUID:
+		return math.MaxUint64
+	case Text, Blob:
+		base := uint64(256)
+		if c.Kind == Text {
+			base = uint64(len(textAlphabet))
+		}
+		lo, hi := c.lenRange()
+		pow := uint64(1) // base^l, saturated
+		for l := 0; l <= hi; l++ {
+			if l >= lo {
+				n = satAdd(n, pow)
+			}
+			if pow > math.MaxUint64/base {
+				pow = math.MaxUint64
+			} else {
+				pow *= base
+			}
+		}
+		if lo == 0 && c.PrefixBytes == 0 {
+			n-- // the empty key is not a partition key
+		}
+	}
+	return n
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// MemoryEstimate is about how many bytes Keys and Positions hold for c:
+// per key, the decorated key and its position plus the raw bytes (prefix
+// and the mean length).
+func (c Config) MemoryEstimate() int64 {
+	keyLen := int64(c.PrefixBytes + c.fixedLen())
+	if c.Kind == Text || c.Kind == Blob {
+		lo, hi := c.lenRange()
+		keyLen = int64(c.PrefixBytes) + int64(lo+hi+1)/2
+	}
+	return int64(c.Count) * (keyOverhead + keyLen)
 }
 
 func (c Config) fixedLen() int {
@@ -176,7 +268,16 @@ func (c Config) Keys() ([]partitioner.Key, error) {
 	var batch []partitioner.Key
 	for len(keys) < c.Count {
 		need := c.Count - len(keys)
-		batch = slices.Grow(batch[:0], need)
+		if len(keys) == 0 {
+			// The first round draws into keys' own capacity: a second
+			// Count-sized slice would double the peak memory.
+			batch = keys[:0]
+		} else {
+			if len(batch) > 0 && &batch[0] == &keys[0] {
+				batch = nil // still the first round's: keys' own memory
+			}
+			batch = slices.Grow(batch[:0], need)
+		}
 		for range need {
 			if budget == 0 {
 				return nil, fmt.Errorf("%w: %d %v keys of %d+%d..%d bytes (got %d)", ErrTooFew, c.Count, c.Kind, c.PrefixBytes, c.KeyLenMin, c.KeyLenMax, len(keys))
@@ -195,41 +296,29 @@ func (c Config) Keys() ([]partitioner.Key, error) {
 }
 
 // mergeUnique merges the sorted batch into the sorted, duplicate-free keys
-// and drops duplicates (within batch and against keys).
+// and drops duplicates (within batch and against keys). It works in place:
+// keys has room for batch (cap(keys) >= len(keys)+len(batch)), and batch
+// is either keys[:0] itself (the first round) or a separate slice.
 func mergeUnique(keys, batch []partitioner.Key) []partitioner.Key {
+	same := func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 }
 	if len(keys) == 0 {
-		// Fast path: the first round.
-		out := keys
-		for _, k := range batch {
-			if len(out) == 0 || partitioner.Compare(out[len(out)-1], k) != 0 {
-				out = append(out, k)
-			}
-		}
-		return out
+		// The first round: batch is keys[:len(batch)].
+		return slices.CompactFunc(batch, same)
 	}
-	out := make([]partitioner.Key, 0, cap(keys))
-	i, j := 0, 0
-	add := func(k partitioner.Key) {
-		if len(out) == 0 || partitioner.Compare(out[len(out)-1], k) != 0 {
-			out = append(out, k)
-		}
-	}
-	for i < len(keys) && j < len(batch) {
-		if partitioner.Compare(keys[i], batch[j]) <= 0 {
-			add(keys[i])
-			i++
+	// Merge from the back, so no element of keys is overwritten before it
+	// was moved: the write index k stays >= i, the read index of keys.
+	out := keys[:len(keys)+len(batch)]
+	i, j := len(keys)-1, len(batch)-1
+	for k := len(out) - 1; j >= 0; k-- {
+		if i >= 0 && partitioner.Compare(keys[i], batch[j]) > 0 {
+			out[k] = keys[i]
+			i--
 		} else {
-			add(batch[j])
-			j++
+			out[k] = batch[j]
+			j--
 		}
 	}
-	for ; i < len(keys); i++ {
-		add(keys[i])
-	}
-	for ; j < len(batch); j++ {
-		add(batch[j])
-	}
-	return out
+	return slices.CompactFunc(out, same)
 }
 
 // gen draws raw keys into large shared chunks, so a million keys cost a few

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -180,4 +181,81 @@ func TestParseKind(t *testing.T) {
 	require.Equal(t, keygen.UUID, got)
 	_, err = keygen.ParseKind("float")
 	require.True(t, errors.Is(err, keygen.ErrKind))
+}
+
+// TestCapacity: counts a kind cannot supply are refused up front, before
+// anything is allocated (an int32 count above 2^32 used to die of an
+// out-of-memory fatal error allocating the key slice).
+func TestCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  keygen.Config
+		want uint64
+	}{
+		{keygen.Config{Kind: keygen.Int32}, 1 << 32},
+		{keygen.Config{Kind: keygen.Int64}, math.MaxUint64},
+		{keygen.Config{Kind: keygen.UUID}, math.MaxUint64},
+		{keygen.Config{Kind: keygen.Text, KeyLenMin: 1, KeyLenMax: 1}, 68},
+		{keygen.Config{Kind: keygen.Text, KeyLenMin: 1, KeyLenMax: 2}, 68 + 68*68},
+		{keygen.Config{Kind: keygen.Blob, KeyLenMin: 0, KeyLenMax: 1}, 256},                 // no empty key
+		{keygen.Config{Kind: keygen.Blob, KeyLenMin: 0, KeyLenMax: 1, PrefixBytes: 2}, 257}, // the prefix alone is a key
+		{keygen.Config{Kind: keygen.Blob, KeyLenMin: 2, KeyLenMax: 3}, 256*256 + 256*256*256},
+		{keygen.Config{Kind: keygen.Blob, KeyLenMin: 1, KeyLenMax: 9}, math.MaxUint64},
+		{keygen.Config{Kind: keygen.Text}, math.MaxUint64}, // 1..32
+	} {
+		assert.Equal(t, tc.want, tc.cfg.Capacity(), "%+v", tc.cfg)
+	}
+
+	for _, cfg := range []keygen.Config{
+		{Kind: keygen.Int32, Count: 5_000_000_000},
+		{Kind: keygen.Int32, Count: 1<<32 + 1},
+		{Kind: keygen.Text, Count: 69, KeyLenMin: 1, KeyLenMax: 1},
+		{Kind: keygen.Blob, Count: 257, KeyLenMin: 0, KeyLenMax: 1},
+	} {
+		_, err := cfg.Keys()
+		require.ErrorIs(t, err, keygen.ErrTooFew, "%+v", cfg)
+		assert.Contains(t, err.Error(), "offers only")
+	}
+	// Exactly the capacity is possible.
+	keys, err := keygen.Config{Kind: keygen.Blob, Count: 257, KeyLenMin: 0, KeyLenMax: 1, PrefixBytes: 2, Partitioner: partitioner.ByteOrdered}.Keys()
+	require.NoError(t, err)
+	require.Len(t, keys, 257)
+}
+
+// TestMaxMemory: a set that would not fit MaxMemory is refused with
+// ErrTooLarge before anything is allocated.
+func TestMaxMemory(t *testing.T) {
+	for _, cfg := range []keygen.Config{
+		{Kind: keygen.UUID, Count: 50_000_000},
+		{Kind: keygen.Int64, Count: 1 << 40},
+		{Kind: keygen.Text, Count: 100_000, PrefixBytes: 60_000, KeyLenMin: 1, KeyLenMax: 10},
+	} {
+		require.Greater(t, cfg.MemoryEstimate(), int64(keygen.MaxMemory))
+		_, err := cfg.Keys()
+		require.ErrorIs(t, err, keygen.ErrTooLarge, "%+v", cfg)
+	}
+	ok := keygen.Config{Kind: keygen.UUID, Count: 40_000_000}
+	require.LessOrEqual(t, ok.MemoryEstimate(), int64(keygen.MaxMemory), "the documented 40M UUID keys fit")
+}
+
+// TestMemoryEstimate: what Keys and Positions allocate in all stays close
+// to MemoryEstimate, so MaxMemory bounds the real peak. (Keys once held a
+// second Count-sized slice while sorting, twice the estimate.)
+func TestMemoryEstimate(t *testing.T) {
+	for _, cfg := range []keygen.Config{
+		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 200_000, Seed: 1},
+		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Text, Count: 100_000, Seed: 1, KeyLenMin: 8, KeyLenMax: 40},
+	} {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		keys, err := cfg.Keys()
+		require.NoError(t, err)
+		pos := keygen.Positions(len(keys), cfg.Seed)
+		runtime.ReadMemStats(&m1)
+		total := int64(m1.TotalAlloc - m0.TotalAlloc)
+		est := cfg.MemoryEstimate()
+		t.Logf("%v: allocated %d bytes, estimate %d (%.2fx)", cfg.Kind, total, est, float64(total)/float64(est))
+		assert.Less(t, total, est*13/10, "%v: allocated %d bytes, estimate %d", cfg.Kind, total, est)
+		runtime.KeepAlive(pos)
+	}
 }
