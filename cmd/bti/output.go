@@ -9,18 +9,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // outputHelp is the paragraph every command with --out puts in its usage,
 // so the rules read the same everywhere.
-const outputHelp = `--out - writes to standard output. A missing or existing regular file is
-replaced atomically, as cp and "go build -o" overwrite: the output is written
-to a temporary file beside it (created 0666 less the umask, or with the mode
-of the file it replaces), synced and renamed over it, so the path holds
+const outputHelp = `--out - writes to standard output. A new or existing regular file is written
+atomically: an existing one is overwritten, as by cp and "go build -o", but
+through a temporary file beside it (created 0666 less the umask, or with the
+mode of the file it replaces), synced and renamed over it, so the path holds
 either the old file or the complete new one; a symbolic link is followed and
-its target replaced. A device or FIFO is written in place, never replaced.
-A directory, or the same file as an input (also through a symbolic or hard
-link), is refused (exit status 2) before anything is written.
+its target replaced. A device or FIFO, or any path under /dev or /proc (such
+as /dev/stdout), is written in place, never replaced. A directory, or the
+same file as an input (also through a symbolic or hard link), is refused
+(exit status 2) before anything is written.
 `
 
 // output is where a command writes a file the user named with --out. Every
@@ -28,9 +30,10 @@ link), is refused (exit status 2) before anything is written.
 //
 // Three kinds, chosen by what the path is when the command starts:
 //   - "-": standard output, written as is.
-//   - a device, FIFO or socket: opened without O_CREATE or O_TRUNC and
-//     written in place. Renaming over it would turn /dev/null into a
-//     regular file; a reader of a FIFO sees the bytes as they come.
+//   - a device, FIFO or socket, or any path under /dev or /proc (such as
+//     /dev/stdout redirected to a file): opened without O_CREATE or
+//     O_TRUNC and written in place. Renaming over it would turn /dev/null
+//     into a regular file; a reader of a FIFO sees the bytes as they come.
 //   - a missing or regular file: a temporary file in the same directory
 //     (the symlink's target's directory, for a link), renamed over the
 //     path on commit, so a failed command leaves the old file untouched.
@@ -69,9 +72,15 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 			return nil, fmt.Errorf("cannot write %s: it is the input %s (the same file); refusing to overwrite it", path, in)
 		}
 	}
-	if !st.Mode().IsRegular() {
-		// O_WRONLY alone: never create, never truncate a device.
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if !st.Mode().IsRegular() || isDescriptorPath(path) {
+		// O_WRONLY: never create, never truncate a device. A regular file
+		// reached through /dev/stdout (a shell redirection) is appended
+		// to: empty after ">", kept whole after ">>".
+		flag := os.O_WRONLY
+		if st.Mode().IsRegular() {
+			flag |= os.O_APPEND
+		}
+		f, err := os.OpenFile(path, flag, 0)
 		if err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", path, plainErr(err))
 		}
@@ -82,6 +91,18 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 		return nil, fmt.Errorf("cannot write %s: %w", path, plainErr(err))
 	}
 	return createTemp(path, target, st)
+}
+
+// isDescriptorPath reports whether path lies under /dev or /proc, where a
+// name stands for an open file (/dev/stdout, /dev/fd/3, /proc/self/fd/1)
+// rather than a directory entry to replace: renaming over its symlink's
+// target would replace a file the shell opened, losing what ">>" kept.
+func isDescriptorPath(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")
 }
 
 // createTemp creates the temporary file that will be renamed to target.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -17,37 +19,50 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// childFsizeEnv makes the test binary a child that runs bti with the
-// variable's value as RLIMIT_FSIZE: a file-size limit is how the tests
-// fill a disk without touching a device or mounting anything.
-const childFsizeEnv = "BTI_TEST_CHILD_FSIZE"
+// childEnv makes the test binary a child that runs bti on its arguments
+// and exits with its status; childFsizeEnv, if set, is the RLIMIT_FSIZE the
+// child sets first: a file-size limit is how the tests fill a disk without
+// touching a device or mounting anything.
+const (
+	childEnv      = "BTI_TEST_CHILD"
+	childFsizeEnv = "BTI_TEST_CHILD_FSIZE"
+)
 
 func TestMain(m *testing.M) {
-	if v := os.Getenv(childFsizeEnv); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bad", childFsizeEnv, v)
-			os.Exit(100)
-		}
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-			fmt.Fprintln(os.Stderr, "setrlimit:", err)
-			os.Exit(100)
+	if os.Getenv(childEnv) != "" {
+		if v := os.Getenv(childFsizeEnv); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bad", childFsizeEnv, v)
+				os.Exit(100)
+			}
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				fmt.Fprintln(os.Stderr, "setrlimit:", err)
+				os.Exit(100)
+			}
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
-// btiFsizeLimited runs bti in a child process whose files may not grow
-// beyond limit bytes.
-func btiFsizeLimited(t *testing.T, limit int, args ...string) result {
+// btiChild runs bti in a child process whose files may not grow beyond
+// fsize bytes (0: no limit) and whose standard output is stdout (nil: a
+// pipe, returned in the result).
+func btiChild(t *testing.T, fsize int, stdout *os.File, args ...string) result {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", childFsizeEnv, limit))
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	if fsize > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", childFsizeEnv, fsize))
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	err = cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -231,7 +246,7 @@ func TestOutReplacesRegularFile(t *testing.T) {
 	assert.Contains(t, r.stderr, "cannot write "+dangling+": it is a symbolic link to a missing file")
 
 	r = bti("build", "-h")
-	assert.Contains(t, r.stdout, "existing regular file is\nreplaced atomically")
+	assert.Contains(t, r.stdout, "an existing one is overwritten, as by cp")
 }
 
 // TestOutPermissions: new files are created 0666 less the umask, as
@@ -281,7 +296,7 @@ func TestOutDiskFull(t *testing.T) {
 	require.Greater(t, len(want), limit)
 	out := filepath.Join(dir, "Partitions.db")
 	writeFile(t, out, "old")
-	r := btiFsizeLimited(t, limit, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
+	r := btiChild(t, limit, nil, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
 	requireCode(t, 2, r)
 	assert.Equal(t, "bti: writing "+out+": file too large\n", r.stderr)
 	assert.Equal(t, "old", readFile(t, out))
@@ -289,13 +304,13 @@ func TestOutDiskFull(t *testing.T) {
 
 	// gen streams its output: the failure comes mid-way.
 	gen := filepath.Join(dir, "gen.tsv")
-	r = btiFsizeLimited(t, limit, "gen", "--kind", "uuid", "--count", "3000", "--out", gen)
+	r = btiChild(t, limit, nil, "gen", "--kind", "uuid", "--count", "3000", "--out", gen)
 	requireCode(t, 2, r)
 	assert.Equal(t, "bti: writing "+gen+": file too large\n", r.stderr)
 	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
 
 	// The same child under a limit the file fits writes it.
-	r = btiFsizeLimited(t, 1<<20, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
+	r = btiChild(t, 1<<20, nil, "build", "--in", keys, "--out", out, "--partitioner", "byteordered")
 	requireCode(t, 0, r)
 	assert.True(t, readFile(t, out) == string(want))
 }
@@ -310,4 +325,31 @@ func TestGenOut(t *testing.T) {
 	requireCode(t, 0, bti(append(args, "--out", out)...))
 	assert.Equal(t, r.stdout, readFile(t, out))
 	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir))
+}
+
+// TestOutDevStdout: /dev/stdout redirected to a file (">" or ">>") is
+// written through the descriptor, not renamed over: after ">>" the file
+// keeps what it held and gets the index appended.
+func TestOutDevStdout(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 100)
+	out := filepath.Join(dir, "redirected")
+	for _, tc := range []struct {
+		name  string
+		flag  int
+		old   string
+		wantF string
+	}{
+		{">", os.O_WRONLY | os.O_CREATE | os.O_TRUNC, "old content", string(want)},
+		{">>", os.O_WRONLY | os.O_CREATE | os.O_APPEND, "old content", "old content" + string(want)},
+	} {
+		writeFile(t, out, tc.old)
+		f, err := os.OpenFile(out, tc.flag, 0o644)
+		require.NoError(t, err)
+		r := btiChild(t, 0, f, "build", "--in", keys, "--out", "/dev/stdout", "--partitioner", "byteordered")
+		require.NoError(t, f.Close())
+		requireCode(t, 0, r, tc.name)
+		assert.True(t, readFile(t, out) == tc.wantF, "%s: the redirected file does not hold what the shell would give", tc.name)
+		assert.ElementsMatch(t, []string{"keys.tsv", "redirected"}, listDir(t, dir), tc.name)
+	}
 }
