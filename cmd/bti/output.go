@@ -19,10 +19,10 @@ atomically: an existing one is overwritten, as by cp and "go build -o", but
 through a temporary file beside it (created 0666 less the umask, or with the
 mode of the file it replaces), synced and renamed over it, so the path holds
 either the old file or the complete new one; a symbolic link is followed and
-its target replaced. A device or FIFO, or any path under /dev or /proc (such
-as /dev/stdout), is written in place, never replaced. A directory, or the
-same file as an input (also through a symbolic or hard link), is refused
-(exit status 2) before anything is written.
+its target replaced. A device or FIFO, or /dev/stdout, /dev/fd/N and
+/proc/self/fd/N whatever they lead to, are written in place, never replaced.
+A directory, or the same file as an input (also through a symbolic or hard
+link), is refused (exit status 2) before anything is written.
 `
 
 // output is where a command writes a file the user named with --out. Every
@@ -30,10 +30,11 @@ same file as an input (also through a symbolic or hard link), is refused
 //
 // Three kinds, chosen by what the path is when the command starts:
 //   - "-": standard output, written as is.
-//   - a device, FIFO or socket, or any path under /dev or /proc (such as
-//     /dev/stdout redirected to a file): opened without O_CREATE or
-//     O_TRUNC and written in place. Renaming over it would turn /dev/null
-//     into a regular file; a reader of a FIFO sees the bytes as they come.
+//   - a device, FIFO or socket, or a descriptor path (/dev/stdout,
+//     /dev/fd/N, /proc/self/fd/N, even when it leads to a regular file):
+//     opened without O_CREATE or O_TRUNC and written in place. Renaming
+//     over it would turn /dev/null into a regular file; a reader of a
+//     FIFO sees the bytes as they come.
 //   - a missing or regular file: a temporary file in the same directory
 //     (the symlink's target's directory, for a link), renamed over the
 //     path on commit, so a failed command leaves the old file untouched.
@@ -93,16 +94,30 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 	return createTemp(path, target, st)
 }
 
-// isDescriptorPath reports whether path lies under /dev or /proc, where a
-// name stands for an open file (/dev/stdout, /dev/fd/3, /proc/self/fd/1)
-// rather than a directory entry to replace: renaming over its symlink's
-// target would replace a file the shell opened, losing what ">>" kept.
+// isDescriptorPath reports whether path names an open file descriptor
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N)
+// rather than a directory entry: renaming over the file it resolves to
+// would replace a file the shell opened, losing what ">>" kept. Other
+// paths under /dev and /proc (a file in /dev/shm, say) are ordinary.
 func isDescriptorPath(path string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")
+	switch abs {
+	case "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	if strings.HasPrefix(abs, "/dev/fd/") {
+		return true
+	}
+	// /proc/<self|thread-self|PID>/fd/N
+	rest, ok := strings.CutPrefix(abs, "/proc/")
+	if !ok {
+		return false
+	}
+	_, fd, ok := strings.Cut(rest, "/")
+	return ok && strings.HasPrefix(fd, "fd/")
 }
 
 // createTemp creates the temporary file that will be renamed to target.

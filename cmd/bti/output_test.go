@@ -353,3 +353,12 @@ func TestOutDevStdout(t *testing.T) {
 		assert.ElementsMatch(t, []string{"keys.tsv", "redirected"}, listDir(t, dir), tc.name)
 	}
 }
+
+func TestIsDescriptorPath(t *testing.T) {
+	for _, p := range []string{"/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/10", "/proc/self/fd/1", "/proc/thread-self/fd/2", "/proc/123/fd/1", "/dev/../dev/stdout"} {
+		assert.True(t, isDescriptorPath(p), p)
+	}
+	for _, p := range []string{"/dev/shm/x.db", "/dev/null", "/proc/self/status", "/tmp/dev/stdout", "x.db", "/dev/fd"} {
+		assert.False(t, isDescriptorPath(p), p)
+	}
+}
