@@ -248,14 +248,6 @@ func collect(t testing.TB, tr *Trie) model {
 
 // The model's answers, from §6.5–6.7 restated over the sorted entries.
 
-func (m model) find(k []byte) int64 {
-	i := sort.Search(len(m.keys), func(i int) bool { return bytes.Compare(m.keys[i], k) >= 0 })
-	if i < len(m.keys) && bytes.Equal(m.keys[i], k) {
-		return m.nodes[i]
-	}
-	return -1
-}
-
 func (m model) isLeaf(i int) bool {
 	return i+1 >= len(m.keys) || !bytes.HasPrefix(m.keys[i+1], m.keys[i])
 }
