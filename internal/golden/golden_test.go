@@ -61,26 +61,21 @@ func inTreeWithoutGolden(t *testing.T) {
 	t.Chdir(dir)
 }
 
-func TestMissingFolderSkips(t *testing.T) {
-	inTreeWithoutGolden(t)
-	t.Setenv(EnvRequire, "")
-	var r recorder
-	r.run(func(tb testing.TB) { Cases(tb) })
-	if r.skipped == "" || r.fatal != "" {
-		t.Fatalf("want a skip, got skip %q, fatal %q", r.skipped, r.fatal)
-	}
-}
-
-func TestMissingFolderFailsWhenRequired(t *testing.T) {
-	inTreeWithoutGolden(t)
-	t.Setenv(EnvRequire, "1")
-	var r recorder
-	r.run(func(tb testing.TB) { Cases(tb) })
-	if r.fatal == "" || r.skipped != "" {
-		t.Fatalf("want a failure, got skip %q, fatal %q", r.skipped, r.fatal)
-	}
-	if !strings.Contains(r.fatal, EnvRequire) {
-		t.Errorf("the failure should name %s: %q", EnvRequire, r.fatal)
+// Without the folder, Cases skips, unless BTI_REQUIRE_GOLDEN=1 makes it fail.
+func TestMissingFolder(t *testing.T) {
+	for _, require := range []string{"", "1"} {
+		t.Run("require="+require, func(t *testing.T) {
+			inTreeWithoutGolden(t)
+			t.Setenv(EnvRequire, require)
+			var r recorder
+			r.run(func(tb testing.TB) { Cases(tb) })
+			if failed := r.fatal != ""; failed != (require == "1") || failed == (r.skipped != "") {
+				t.Fatalf("got skip %q, fatal %q", r.skipped, r.fatal)
+			}
+			if require == "1" && !strings.Contains(r.fatal, EnvRequire) {
+				t.Errorf("the failure should name %s: %q", EnvRequire, r.fatal)
+			}
+		})
 	}
 }
 
