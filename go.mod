@@ -1,13 +1,13 @@
 module github.com/bti-go/bti
 
-go 1.26.8
+go 1.25.0
 
 require (
 	github.com/RoaringBitmap/roaring v1.9.4
 	github.com/blevesearch/vellum v1.2.1
 	github.com/google/btree v1.1.3
 	github.com/stretchr/testify v1.12.1
-	golang.org/x/sys v0.50.0
+	golang.org/x/sys v0.47.0
 )
 
 require (

@@ -5,7 +5,7 @@
 // order (bytes.Compare) equals Cassandra's order of the values. The BTI
 // partition index is a trie over these strings, so every byte here must be
 // exactly what Cassandra's ByteSource produces: a single differing byte moves
-// a key to another branch and changes the file. See bti-format.md §1 and
+// a key to another branch and changes the file. See docs/format.md §2 and
 // Cassandra's ByteComparable.md.
 //
 // Everything is a pure function over []byte. Encoders have the append shape

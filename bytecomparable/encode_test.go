@@ -22,7 +22,7 @@ func h(t testing.TB, s string) []byte {
 
 func TestAppendEscapedVectors(t *testing.T) {
 	cases := []struct{ in, want string }{
-		// bti-format.md §1.3 table.
+		// docs/format.md §2.2 table.
 		{"", "00"},
 		{"61 62", "61 62 00"},
 		{"00", "00 FE"},
@@ -54,7 +54,7 @@ func TestAppendEscapedVectors(t *testing.T) {
 }
 
 func TestAppendInt64Vectors(t *testing.T) {
-	// bti-format.md §1.2; ByteComparable.md ("long MIN_VALUE").
+	// docs/format.md §2.1; ByteComparable.md ("long MIN_VALUE").
 	cases := []struct {
 		v    int64
 		want string
@@ -70,7 +70,8 @@ func TestAppendInt64Vectors(t *testing.T) {
 	}
 }
 
-// TestWorkedExamples covers every example of bti-format.md §1.9.
+// TestWorkedExamples covers the key and diff-point examples of
+// docs/format.md §2.3 and §2.5, and hand-made tokens beside them.
 func TestWorkedExamples(t *testing.T) {
 	// Example 1: LongToken(1), key 00 01.
 	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),

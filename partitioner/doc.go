@@ -12,12 +12,12 @@
 //	             the empty key gets -1
 //
 // Hash3x64_128 is Cassandra's variant of MurmurHash3_x64_128: tail bytes
-// (the last len%16) are sign-extended (bti-format.md §2.1, pitfall 2).
+// (the last len%16) are sign-extended (docs/format.md §3.1, Q2).
 //
 // # Hash byte
 //
 // The index stores one byte of the key's filter hash: the low byte of h2 of
-// Hash3x64_128(raw key, 0), for every partitioner (not from the token; §2.3).
+// Hash3x64_128(raw key, 0), for every partitioner (not from the token; docs/format.md §3.2).
 //
 // # Order and encoding
 //

@@ -129,7 +129,7 @@ func (t RandomToken) twosComplement(buf *[17]byte) []byte {
 
 // HashByte returns the byte stored with each key in the partition index:
 // the low byte of h2 of Hash3x64_128(Raw, 0), for every partitioner
-// (bti-format.md §2.3; it is not taken from the token).
+// (docs/format.md §3.2; it is not taken from the token).
 func (k Key) HashByte() byte {
 	if k.Hashed {
 		return byte(k.Hash2)

@@ -17,7 +17,7 @@ const (
 // It is MurmurHash3_x64_128 except for one quirk that must be kept: in the
 // tail (the last len%16 bytes) Cassandra widens each byte as a signed Java
 // byte, so a byte >= 0x80 sets every bit above it in its lane. A reference
-// murmur3 library gives different tokens for such keys (bti-format.md §2.1).
+// murmur3 library gives different tokens for such keys (docs/format.md §3.1).
 func Hash3x64_128(data []byte, seed uint64) (h1, h2 uint64) {
 	h1, h2 = seed, seed
 	n := len(data)

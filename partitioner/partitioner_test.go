@@ -21,7 +21,7 @@ func h(t testing.TB, s string) []byte {
 	return b
 }
 
-// TestHashVectors covers every row of bti-format.md §2.4.
+// TestHashVectors covers every row of docs/format.md §3.3.
 func TestHashVectors(t *testing.T) {
 	cases := []struct {
 		key   string
@@ -122,7 +122,7 @@ func TestParse(t *testing.T) {
 }
 
 // TestComparableExamples covers the decorated-key examples of
-// bti-format.md §1.9 through Decorate, i.e. with real tokens.
+// docs/format.md §2.3 through Decorate, i.e. with real tokens.
 func TestComparableExamples(t *testing.T) {
 	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
 		Murmur3.Decorate([]byte{0, 1}).AppendComparable(nil))

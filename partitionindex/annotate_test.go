@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the annotated golden dumps in .
 // layout shows up as a readable diff; -update rewrites them, and a mismatch
 // leaves a .got file beside the golden. (Cassandra-written files are checked
 // byte for byte in golden_test.go; these cover layouts those do not spell
-// out: the worked examples of bti-format.md §6.9, tiny pages, all payload
+// out: the worked files of docs/format.md §10, tiny pages, all payload
 // sizes.)
 func TestAnnotatedGoldens(t *testing.T) {
 	cases := []struct {

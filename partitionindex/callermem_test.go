@@ -15,13 +15,13 @@ import (
 // calls; if it kept a reference instead of a copy, these tests would write
 // different bytes.
 
-// relClobber is what the caller does to its key buffer after each call.
-type relClobber struct {
+// keyClobber is what the caller does to its key buffer after each call.
+type keyClobber struct {
 	name string
 	fn   func(r *rand.Rand, buf []byte)
 }
 
-var relClobbers = []relClobber{
+var keyClobbers = []keyClobber{
 	{"garbage", func(r *rand.Rand, buf []byte) {
 		for i := range buf {
 			buf[i] = byte(r.Uint32())
@@ -36,13 +36,13 @@ var relClobbers = []relClobber{
 	{"zero", func(r *rand.Rand, buf []byte) { clear(buf) }},
 }
 
-func relCallerSets(t *testing.T) []*relSet {
+func callerMemInputs(t *testing.T) []*orderedInput {
 	maxKeys := 5000
 	if testing.Short() || raceEnabled {
 		maxKeys = 1000
 	}
-	sets := relGoldenSets(t, maxKeys)
-	for _, s := range relRandomSets(true) {
+	sets := goldenInputs(t, maxKeys)
+	for _, s := range awkwardInputs(true) {
 		switch s.name {
 		case "murmur3-random", "byteordered-prefix4096", "byteordered-longshort", "murmur3-longshort", "byteordered-page64":
 			sets = append(sets, s)
@@ -52,14 +52,14 @@ func relCallerSets(t *testing.T) []*relSet {
 }
 
 func TestCallerMemoryBuild(t *testing.T) {
-	for _, s := range relCallerSets(t) {
+	for _, s := range callerMemInputs(t) {
 		want := s.cleanBuild(t, len(s.keys))
 		maxLen := 0
 		for _, k := range s.keys {
 			maxLen = max(maxLen, len(k))
 		}
 		for _, path := range []Path{PathScratch, PathReference} {
-			for _, cl := range relClobbers {
+			for _, cl := range keyClobbers {
 				t.Run(fmt.Sprintf("%s/%v/%s", s.name, path, cl.name), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(1, 2))
 					// One buffer for every key, with room for the shift.
@@ -90,7 +90,7 @@ func TestCallerMemoryBuild(t *testing.T) {
 // clobbers it after each call (and in the middle of iterations): the
 // answers equal those of lookups with fresh keys.
 func TestCallerMemoryReader(t *testing.T) {
-	for _, s := range relCallerSets(t) {
+	for _, s := range callerMemInputs(t) {
 		if len(s.keys) < 2 {
 			continue
 		}
@@ -112,7 +112,7 @@ func TestCallerMemoryReader(t *testing.T) {
 			lookups = 40
 		}
 		step := max(1, len(s.keys)/lookups)
-		for _, cl := range relClobbers {
+		for _, cl := range keyClobbers {
 			for i := 0; i < len(s.keys); i += step {
 				k := s.keys[i]
 				fk := s.part.Decorate(k)

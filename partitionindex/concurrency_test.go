@@ -20,25 +20,25 @@ import (
 // flight does not pull the bytes from under them: the memory is released
 // when the last handle closes.
 
-const relGoroutines = 8
+const concurrentGoroutines = 8
 
-// relConcurrentSet is a 100k-key Murmur3 set (20k under -short or -race).
-func relConcurrentSet(t *testing.T) *relSet {
+// concurrentInput is a 100k-key Murmur3 set (20k under -short or -race).
+func concurrentInput(t *testing.T) *orderedInput {
 	n := 100000
 	if testing.Short() || raceEnabled {
 		n = 20000
 	}
-	r := relRand(21)
+	r := seededRand(21)
 	raws := make([][]byte, n)
 	for i := range raws {
 		raws[i] = randomBytesN(r, 4+r.IntN(28), nil)
 	}
-	return relNewSet("concurrent", partitioner.Murmur3, 0, r, raws)
+	return newOrderedInput("concurrent", partitioner.Murmur3, 0, r, raws)
 }
 
-// relLookups runs lookups of keys[from::step] and a bounded scan on rd and
+// checkLookups runs lookups of keys[from::step] and a bounded scan on rd and
 // returns the first wrong answer or error.
-func relLookups(rd *Reader, s *relSet, from, step int) error {
+func checkLookups(rd *Reader, s *orderedInput, from, step int) error {
 	for i := from; i < len(s.keys); i += step {
 		k := s.part.Decorate(s.keys[i])
 		pos, ok, err := rd.Get(k)
@@ -70,12 +70,12 @@ func relLookups(rd *Reader, s *relSet, from, step int) error {
 }
 
 func TestConcurrentReaders(t *testing.T) {
-	s := relConcurrentSet(t)
+	s := concurrentInput(t)
 	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
-	errs := make(chan error, relGoroutines)
-	for g := range relGoroutines {
+	errs := make(chan error, concurrentGoroutines)
+	for g := range concurrentGoroutines {
 		wg.Go(func() {
 			rd, err := ix.OpenReader()
 			if err != nil {
@@ -84,7 +84,7 @@ func TestConcurrentReaders(t *testing.T) {
 			}
 			defer rd.Close()
 			// Overlapping strides: every key is read by two goroutines.
-			if err := relLookups(rd, s, g%4, 4); err != nil {
+			if err := checkLookups(rd, s, g%4, 4); err != nil {
 				errs <- fmt.Errorf("goroutine %d: %w", g, err)
 			}
 		})
@@ -97,11 +97,11 @@ func TestConcurrentReaders(t *testing.T) {
 	require.NoError(t, ix.Close())
 }
 
-// relCloseInFlight closes ix while goroutines look up through their
+// closeWhileInFlight closes ix while goroutines look up through their
 // handles, then checks the lifecycle. released reports whether ix's memory
 // was released.
-func relCloseInFlight(t *testing.T, ix *Index, s *relSet, released func() bool) {
-	handles := make([]*Reader, relGoroutines)
+func closeWhileInFlight(t *testing.T, ix *Index, s *orderedInput, released func() bool) {
+	handles := make([]*Reader, concurrentGoroutines)
 	for g := range handles {
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
@@ -111,10 +111,10 @@ func relCloseInFlight(t *testing.T, ix *Index, s *relSet, released func() bool) 
 		wg      sync.WaitGroup
 		started sync.WaitGroup
 		closed  atomic.Bool
-		rounds  [relGoroutines]int
+		rounds  [concurrentGoroutines]int
 	)
-	errs := make(chan error, relGoroutines)
-	started.Add(relGoroutines)
+	errs := make(chan error, concurrentGoroutines)
+	started.Add(concurrentGoroutines)
 	for g, rd := range handles {
 		wg.Go(func() {
 			started.Done()
@@ -124,7 +124,7 @@ func relCloseInFlight(t *testing.T, ix *Index, s *relSet, released func() bool) 
 				if closed.Load() {
 					after++
 				}
-				if err := relLookups(rd, s, g, len(s.keys)/50); err != nil {
+				if err := checkLookups(rd, s, g, len(s.keys)/50); err != nil {
 					errs <- fmt.Errorf("goroutine %d round %d (index closed: %v): %w", g, rounds[g], closed.Load(), err)
 					return
 				}
@@ -170,12 +170,12 @@ func relCloseInFlight(t *testing.T, ix *Index, s *relSet, released func() bool) 
 }
 
 func TestConcurrentCloseInFlight(t *testing.T) {
-	s := relConcurrentSet(t)
+	s := concurrentInput(t)
 	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
 	require.NoError(t, err)
 	var releases atomic.Int32
 	ix.release = func() error { releases.Add(1); return nil }
-	relCloseInFlight(t, ix, s, func() bool { return releases.Load() > 0 })
+	closeWhileInFlight(t, ix, s, func() bool { return releases.Load() > 0 })
 	require.Equal(t, int32(1), releases.Load(), "released exactly once")
 }
 
@@ -184,7 +184,7 @@ func TestConcurrentCloseInFlight(t *testing.T) {
 // /proc/self/maps where there is one), and nothing touched it afterwards, or
 // the test would have crashed.
 func TestConcurrentMmap(t *testing.T) {
-	s := relConcurrentSet(t)
+	s := concurrentInput(t)
 	path := filepath.Join(t.TempDir(), "Partitions.db")
 	require.NoError(t, os.WriteFile(path, s.cleanBuild(t, len(s.keys)), 0o644))
 	ix, err := Open(path, s.part)
@@ -201,7 +201,7 @@ func TestConcurrentMmap(t *testing.T) {
 	if procfs == nil && hasMapping {
 		require.True(t, mapped(), "the file is mapped while open")
 	}
-	relCloseInFlight(t, ix, s, func() bool {
+	closeWhileInFlight(t, ix, s, func() bool {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		return hasMapping && ix.release == nil

@@ -60,9 +60,9 @@ func (w *faultWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// relSet is one ordered input: raw keys in the partitioner's order, with
+// orderedInput is one ordered input: raw keys in the partitioner's order, with
 // their positions, and the page size to build them with.
-type relSet struct {
+type orderedInput struct {
 	name     string
 	part     partitioner.Partitioner
 	pageSize int
@@ -71,17 +71,17 @@ type relSet struct {
 
 	mu      sync.Mutex
 	clean   map[int][]byte // clean builds of the first n keys
-	checked map[int]bool   // clean builds relCheckIndex has read back
+	checked map[int]bool   // clean builds checkIndexFile has read back
 }
 
-func (s *relSet) opts(path Path) Options {
+func (s *orderedInput) opts(path Path) Options {
 	return Options{Partitioner: s.part, Path: path, PageSize: s.pageSize}
 }
 
 // cleanBuild returns the file a fault-free build of the first n keys writes.
 // Both paths write the same bytes (the golden and model tests check that),
 // so it is built once, on the scratch path.
-func (s *relSet) cleanBuild(t testing.TB, n int) []byte {
+func (s *orderedInput) cleanBuild(t testing.TB, n int) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f, ok := s.clean[n]; ok {
@@ -101,16 +101,16 @@ func (s *relSet) cleanBuild(t testing.TB, n int) []byte {
 	return buf.Bytes()
 }
 
-// relNewSet sorts raws in p's order, drops duplicates and gives every key a
+// newOrderedInput sorts raws in p's order, drops duplicates and gives every key a
 // distinct position; the positions cover payload sizes 1..8 and both signs.
-func relNewSet(name string, p partitioner.Partitioner, pageSize int, r *rand.Rand, raws [][]byte) *relSet {
+func newOrderedInput(name string, p partitioner.Partitioner, pageSize int, r *rand.Rand, raws [][]byte) *orderedInput {
 	keys := make([]partitioner.Key, len(raws))
 	for i, raw := range raws {
 		keys[i] = p.Decorate(raw)
 	}
 	slices.SortFunc(keys, partitioner.Compare)
 	keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
-	s := &relSet{name: name, part: p, pageSize: pageSize}
+	s := &orderedInput{name: name, part: p, pageSize: pageSize}
 	for i, k := range keys {
 		s.keys = append(s.keys, k.Raw)
 		v := int64(i) + r.Int64N(1<<(1+r.IntN(62)))
@@ -122,16 +122,16 @@ func relNewSet(name string, p partitioner.Partitioner, pageSize int, r *rand.Ran
 	return s
 }
 
-// relRandomSets are inputs that make the writer emit bytes at awkward points.
-func relRandomSets(short bool) []*relSet {
+// awkwardInputs are inputs that make the writer emit bytes at awkward points.
+func awkwardInputs(short bool) []*orderedInput {
 	r := rand.New(rand.NewPCG(7, 11))
 	scale := 1
 	if short {
 		scale = 4
 	}
-	var sets []*relSet
+	var sets []*orderedInput
 	add := func(name string, p partitioner.Partitioner, pageSize int, raws [][]byte) {
-		sets = append(sets, relNewSet(name, p, pageSize, r, raws))
+		sets = append(sets, newOrderedInput(name, p, pageSize, r, raws))
 	}
 	gen := func(n, minLen, maxLen int, alphabet []byte) [][]byte {
 		out := make([][]byte, n/scale)
@@ -191,16 +191,16 @@ func relRandomSets(short bool) []*relSet {
 	return sets
 }
 
-// relGoldenSets returns the golden inputs of at most maxKeys keys, as plain
+// goldenInputs returns the golden inputs of at most maxKeys keys, as plain
 // builds (the early-open requests of the -partial cases are left out: the
 // clean build below is built the same way, so the comparison stands).
-func relGoldenSets(t *testing.T, maxKeys int) []*relSet {
-	var sets []*relSet
+func goldenInputs(t *testing.T, maxKeys int) []*orderedInput {
+	var sets []*orderedInput
 	for _, c := range loadGolden(t) {
 		if len(c.entries) > maxKeys {
 			continue
 		}
-		s := &relSet{name: "golden-" + c.name, part: c.part}
+		s := &orderedInput{name: "golden-" + c.name, part: c.part}
 		for _, e := range c.entries {
 			s.keys = append(s.keys, e.Key)
 			s.pos = append(s.pos, e.Pos)
@@ -213,25 +213,25 @@ func relGoldenSets(t *testing.T, maxKeys int) []*relSet {
 	return sets
 }
 
-// relLong reports whether the long variants were asked for (BTI_LONG=1).
-func relLong() bool { return os.Getenv("BTI_LONG") == "1" }
+// longTestsRequested reports whether the long variants were asked for (BTI_LONG=1).
+func longTestsRequested() bool { return os.Getenv("BTI_LONG") == "1" }
 
-// relFaultSets is what the fault tests run over: every golden case up to
+// faultInputs is what the fault tests run over: every golden case up to
 // 50,000 keys (all with BTI_LONG=1, up to 5,000 under -short or -race) and
 // the random sets.
-func relFaultSets(t *testing.T) []*relSet {
+func faultInputs(t *testing.T) []*orderedInput {
 	maxKeys := 50000
 	switch {
-	case relLong():
+	case longTestsRequested():
 		maxKeys = 1 << 30
 	case testing.Short() || raceEnabled:
 		maxKeys = 5000
 	}
-	return append(relGoldenSets(t, maxKeys), relRandomSets(testing.Short() || raceEnabled)...)
+	return append(goldenInputs(t, maxKeys), awkwardInputs(testing.Short() || raceEnabled)...)
 }
 
-// relCountWrites returns how many Write calls a fault-free build makes.
-func relCountWrites(t *testing.T, s *relSet, path Path, flushEach bool) int {
+// countWrites returns how many Write calls a fault-free build makes.
+func countWrites(t *testing.T, s *orderedInput, path Path, flushEach bool) int {
 	w := &faultWriter{}
 	b := NewBuilder(w, s.opts(path))
 	for i := range s.keys {
@@ -246,10 +246,10 @@ func relCountWrites(t *testing.T, s *relSet, path Path, flushEach bool) int {
 	return w.calls
 }
 
-// relCheckIndex checks that file is the index of exactly the first n keys
+// checkIndexFile checks that file is the index of exactly the first n keys
 // of s: count and footer keys agree, each key resolves to its position and
 // iteration lists the positions in order.
-func relCheckIndex(t *testing.T, s *relSet, file []byte, n int, root int64) {
+func checkIndexFile(t *testing.T, s *orderedInput, file []byte, n int, root int64) {
 	t.Helper()
 	ix, err := NewIndex(file, s.part)
 	require.NoError(t, err)
@@ -281,12 +281,12 @@ func relCheckIndex(t *testing.T, s *relSet, file []byte, n int, root int64) {
 	require.Equal(t, n, i)
 }
 
-// relRetryComplete calls Complete until it succeeds; with a one-shot fault
+// retryComplete calls Complete until it succeeds; with a one-shot fault
 // at most one attempt may fail (with failOdd, one per write Complete makes),
 // and then with the injected error. After
 // a failed Complete the builder is finishing: AddEntry and BuildPartial
 // refuse with ErrFinished, and only Complete goes on.
-func relRetryComplete(t *testing.T, b *Builder, extra []byte, maxFailures int) int64 {
+func retryComplete(t *testing.T, b *Builder, extra []byte, maxFailures int) int64 {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
 		root, err := b.Complete()
@@ -303,8 +303,8 @@ func relRetryComplete(t *testing.T, b *Builder, extra []byte, maxFailures int) i
 	}
 }
 
-// relExtraKey is a key that sorts after every key of s.
-func relExtraKey(s *relSet) []byte {
+// keyAfterInput is a key that sorts after every key of s.
+func keyAfterInput(s *orderedInput) []byte {
 	if s.part == partitioner.ByteOrdered {
 		return bytes.Repeat([]byte{0xff}, 70) // no set has such a key
 	}
@@ -316,9 +316,9 @@ func relExtraKey(s *relSet) []byte {
 	}
 }
 
-// relStop fails Write call n, then stops adding and completes: the file is
+// stopAfterFailedWrite fails Write call n, then stops adding and completes: the file is
 // the clean build of exactly the keys accepted before the failure.
-func relStop(t *testing.T, s *relSet, path Path, flushEach, short bool, n int) {
+func stopAfterFailedWrite(t *testing.T, s *orderedInput, path Path, flushEach, short bool, n int) {
 	w := &faultWriter{failAt: n, short: short}
 	b := NewBuilder(w, s.opts(path))
 	accepted := 0
@@ -344,7 +344,7 @@ loop:
 		}
 	}
 	require.Equal(t, int64(accepted), b.Count())
-	root := relRetryComplete(t, b, relExtraKey(s), 1)
+	root := retryComplete(t, b, keyAfterInput(s), 1)
 	require.Equal(t, 1, w.fired, "write %d was reached", n)
 	got := w.buf.Bytes()
 	want := s.cleanBuild(t, accepted)
@@ -361,14 +361,14 @@ loop:
 	s.checked[accepted] = true
 	s.mu.Unlock()
 	if !done {
-		relCheckIndex(t, s, got, accepted, root)
+		checkIndexFile(t, s, got, accepted, root)
 	}
-	relCheckFinished(t, b, w, root, relExtraKey(s))
+	checkFinished(t, b, w, root, keyAfterInput(s))
 }
 
-// relRetry fails Write call n (or every odd call), retries the failed call
+// retryFailedWrite fails Write call n (or every odd call), retries the failed call
 // and goes on: the file is the clean build of all keys.
-func relRetry(t *testing.T, s *relSet, path Path, flushEach, short bool, n int) {
+func retryFailedWrite(t *testing.T, s *orderedInput, path Path, flushEach, short bool, n int) {
 	w := &faultWriter{failAt: n, failOdd: n == 0, short: short}
 	b := NewBuilder(w, s.opts(path))
 	for i := range s.keys {
@@ -396,7 +396,7 @@ func relRetry(t *testing.T, s *relSet, path Path, flushEach, short bool, n int) 
 			}
 		}
 	}
-	root := relRetryComplete(t, b, relExtraKey(s), 3)
+	root := retryComplete(t, b, keyAfterInput(s), 3)
 	got, want := w.buf.Bytes(), s.cleanBuild(t, len(s.keys))
 	if !bytes.Equal(want, got) {
 		t.Fatalf("retried write %d: file (%d bytes) differs from the clean build (%d bytes) at offset %d",
@@ -405,13 +405,13 @@ func relRetry(t *testing.T, s *relSet, path Path, flushEach, short bool, n int) 
 	if n != 0 {
 		require.Equal(t, 1, w.fired, "write %d was reached", n)
 	}
-	relCheckFinished(t, b, w, root, relExtraKey(s))
+	checkFinished(t, b, w, root, keyAfterInput(s))
 }
 
-// relCheckFinished checks the state after a successful Complete: AddEntry
+// checkFinished checks the state after a successful Complete: AddEntry
 // and BuildPartial return ErrFinished, Complete returns the same root again
 // and writes nothing more.
-func relCheckFinished(t *testing.T, b *Builder, w *faultWriter, root int64, extra []byte) {
+func checkFinished(t *testing.T, b *Builder, w *faultWriter, root int64, extra []byte) {
 	t.Helper()
 	size := w.buf.Len()
 	require.ErrorIs(t, b.Add(extra, 1), ErrFinished)
@@ -425,7 +425,7 @@ func relCheckFinished(t *testing.T, b *Builder, w *faultWriter, root int64, extr
 }
 
 func TestFaultAtomicity(t *testing.T) {
-	for _, s := range relFaultSets(t) {
+	for _, s := range faultInputs(t) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			// Big golden cases (the slow part) run on the scratch path,
@@ -438,7 +438,7 @@ func TestFaultAtomicity(t *testing.T) {
 			}
 			for _, path := range paths {
 				for _, flushEach := range []bool{false, true} {
-					writes := relCountWrites(t, s, path, flushEach)
+					writes := countWrites(t, s, path, flushEach)
 					for _, short := range []bool{false, true} {
 						name := fmt.Sprintf("%v/flushEach=%v/short=%v", path, flushEach, short)
 						t.Run(name, func(t *testing.T) {
@@ -446,10 +446,10 @@ func TestFaultAtomicity(t *testing.T) {
 								if big && (n%2 == 0) != short && n != writes {
 									continue // the other subtest takes this N
 								}
-								relStop(t, s, path, flushEach, short, n)
-								relRetry(t, s, path, flushEach, short, n)
+								stopAfterFailedWrite(t, s, path, flushEach, short, n)
+								retryFailedWrite(t, s, path, flushEach, short, n)
 							}
-							relRetry(t, s, path, flushEach, short, 0) // every odd write fails
+							retryFailedWrite(t, s, path, flushEach, short, 0) // every odd write fails
 						})
 					}
 				}
@@ -463,15 +463,15 @@ func TestFaultAtomicity(t *testing.T) {
 // the same (AddEntry returns ErrFinished) and a retried Complete writes the
 // clean file.
 func TestFaultCompleteBurst(t *testing.T) {
-	var s *relSet
-	for _, rs := range relRandomSets(true) {
+	var s *orderedInput
+	for _, rs := range awkwardInputs(true) {
 		if rs.name == "byteordered-burst" {
 			s = rs
 		}
 	}
 	require.NotNil(t, s)
 	for _, path := range []Path{PathScratch, PathReference} {
-		writes := relCountWrites(t, s, path, false)
+		writes := countWrites(t, s, path, false)
 		require.Equal(t, 3, writes, "the whole file is written by Complete, in three writes")
 		for _, short := range []bool{false, true} {
 			w := &faultWriter{failAt: 1, short: short}
@@ -483,12 +483,12 @@ func TestFaultCompleteBurst(t *testing.T) {
 			_, err := b.Complete()
 			require.ErrorIs(t, err, errInjected)
 			require.ErrorIs(t, b.Add([]byte("D"), 5), ErrFinished, "AddEntry after a failed Complete")
-			root := relRetryComplete(t, b, []byte("E"), 1)
+			root := retryComplete(t, b, []byte("E"), 1)
 			require.Equal(t, s.cleanBuild(t, len(s.keys)), w.buf.Bytes())
-			relCheckIndex(t, s, w.buf.Bytes(), len(s.keys), root)
+			checkIndexFile(t, s, w.buf.Bytes(), len(s.keys), root)
 		}
 	}
 }
 
-// relRand returns a deterministic generator.
-func relRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b9)) }
+// seededRand returns a deterministic generator.
+func seededRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b9)) }

@@ -12,9 +12,9 @@ import (
 	"github.com/bti-go/bti/partitioner"
 )
 
-// relFuzzGoldenFiles returns the golden Partitions.db files, or none when
+// goldenFilesForFuzz returns the golden Partitions.db files, or none when
 // the shared folder is absent (the committed corpus still runs).
-func relFuzzGoldenFiles(f *testing.F) [][]byte {
+func goldenFilesForFuzz(f *testing.F) [][]byte {
 	root, err := golden.Dir()
 	if err != nil {
 		f.Fatal(err)
@@ -43,7 +43,7 @@ func FuzzIndexReader(f *testing.F) {
 	// the files up to 64 KiB then, and under -short and -race. As a plain
 	// test, every file is a seed.
 	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
-	for _, file := range relFuzzGoldenFiles(f) {
+	for _, file := range goldenFilesForFuzz(f) {
 		if (fuzzing || testing.Short() || raceEnabled) && len(file) > 64<<10 {
 			continue
 		}
@@ -65,7 +65,7 @@ func FuzzIndexReader(f *testing.F) {
 	}
 	// Small files of our own, where the mutator is fast: a few keys of
 	// each partitioner, with default and tiny pages.
-	r := relRand(77)
+	r := seededRand(77)
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		for _, n := range []int{0, 1, 3, 12, 40} {
 			for _, pageSize := range []int{0, 64} {
@@ -73,7 +73,7 @@ func FuzzIndexReader(f *testing.F) {
 				for range n {
 					raws = append(raws, randomBytesN(r, r.IntN(6), []byte{0, 1, 'a', 'b', 0xff}))
 				}
-				s := relNewSet("seed", p, pageSize, r, raws)
+				s := newOrderedInput("seed", p, pageSize, r, raws)
 				var buf bytes.Buffer
 				b := NewBuilder(&buf, s.opts(PathScratch))
 				for i := range s.keys {
@@ -96,7 +96,7 @@ func FuzzIndexReader(f *testing.F) {
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 			ix, err := NewIndex(data, p)
 			if err != nil {
-				if !relIsCorrupt(err) {
+				if !isCorrupt(err) {
 					t.Fatalf("NewIndex: %T %v is not a *CorruptError", err, err)
 				}
 				continue
@@ -106,7 +106,7 @@ func FuzzIndexReader(f *testing.F) {
 				t.Fatal(err)
 			}
 			all := append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...)
-			if err := relExercise(rd, p, all, len(data)+1); err != nil {
+			if err := exerciseReader(rd, p, all, len(data)+1); err != nil {
 				t.Fatal(err)
 			}
 			if err := rd.Close(); err != nil {
@@ -119,14 +119,14 @@ func FuzzIndexReader(f *testing.F) {
 	})
 }
 
-func relIsCorrupt(err error) bool {
+func isCorrupt(err error) bool {
 	ce, ok := err.(*CorruptError)
 	return ok && ce != nil
 }
 
-// relFuzzKeys splits data into keys: each key is a length byte (mod 40)
+// fuzzKeys splits data into keys: each key is a length byte (mod 40)
 // followed by that many bytes.
-func relFuzzKeys(data []byte) [][]byte {
+func fuzzKeys(data []byte) [][]byte {
 	var keys [][]byte
 	for len(data) > 0 {
 		n := min(int(data[0])%40, len(data)-1)
@@ -155,7 +155,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		pageSize := []int{0, 64, 128, 512}[pageSel%4]
 		keys := make([]partitioner.Key, 0, len(data))
-		for _, raw := range relFuzzKeys(data) {
+		for _, raw := range fuzzKeys(data) {
 			keys = append(keys, p.Decorate(raw))
 		}
 		slices.SortFunc(keys, partitioner.Compare)

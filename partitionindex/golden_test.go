@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,23 +98,25 @@ func TestGoldenBuild(t *testing.T) {
 	for _, c := range loadGolden(t) {
 		for _, path := range []Path{PathScratch, PathReference} {
 			t.Run(c.name+"/"+path.String(), func(t *testing.T) {
-				got := buildGolden(t, c, path)
-				if !bytes.Equal(c.want, got) {
-					t.Fatalf("built %d bytes, Cassandra wrote %d; first difference at offset %d", len(got), len(c.want), firstDiff(got, c.want))
-				}
+				golden.Compare(t, c.name, c.want, buildGolden(t, c, path), annotator(c.part))
 			})
 		}
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
+// annotator dumps a file for golden.Compare's mismatch report.
+func annotator(p partitioner.Partitioner) golden.Annotator {
+	return func(data []byte, w io.Writer) error {
+		ix, err := NewIndex(data, p)
+		if err != nil {
+			return err
 		}
+		return ix.WriteAnnotated(w)
 	}
-	return min(len(a), len(b))
 }
+
+// firstDiff is golden.FirstDiff, for the tests that compare two builds.
+func firstDiff(a, b []byte) int { return golden.FirstDiff(a, b) }
 
 func TestGoldenRead(t *testing.T) {
 	for _, c := range loadGolden(t) {

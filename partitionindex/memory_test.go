@@ -18,10 +18,10 @@ import (
 // deep and pages fill constantly) into io.Discard, generating the keys on
 // the fly, and sample the live heap as it goes.
 
-// relPeakHeap builds n keys (prefix + 8-byte big-endian counter) and returns
+// measurePeakHeap builds n keys (prefix + 8-byte big-endian counter) and returns
 // the largest live heap seen, sampled after a GC every 10,000 keys, above
 // the live heap before the builder existed.
-func relPeakHeap(t *testing.T, n int) (peak uint64, took time.Duration) {
+func measurePeakHeap(t *testing.T, n int) (peak uint64, took time.Duration) {
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -65,11 +65,11 @@ func TestMemoryBounded(t *testing.T) {
 		t.Skip("the race detector changes allocation; skipped under -race")
 	}
 	large := 200000
-	if relLong() {
+	if longTestsRequested() {
 		large = 1000000
 	}
-	small, smallTook := relPeakHeap(t, 100000)
-	big, bigTook := relPeakHeap(t, large)
+	small, smallTook := measurePeakHeap(t, 100000)
+	big, bigTook := measurePeakHeap(t, large)
 	t.Logf("peak live heap: %d keys %.2f MiB (%v), %d keys %.2f MiB (%v)",
 		100000, float64(small)/(1<<20), smallTook, large, float64(big)/(1<<20), bigTook)
 	require.Less(t, big, uint64(64<<20), "peak heap below 64 MiB")

@@ -270,7 +270,7 @@ func TestScenarioPositionSizes(t *testing.T) {
 	}
 }
 
-// The payload encoding against Cassandra's SizedInts examples (§4).
+// The payload encoding against Cassandra's SizedInts examples (docs/format.md §5).
 func TestPositionSize(t *testing.T) {
 	for v, want := range map[int64]int{0: 1, 127: 1, 128: 2, -128: 1, -129: 2, 0x7FFF: 2, 0x7FFFFFFF: 4, 1<<63 - 1: 8, -1 << 63: 8} {
 		require.Equal(t, want, positionSize(v), "size of %d", v)

@@ -21,9 +21,9 @@ import (
 // left exactly as before, so going on gives the clean file. Every malformed
 // file is a *CorruptError with the offset of the bad bytes, never a panic.
 
-// relMurmurInversion returns two keys whose raw bytes increase while their
+// murmurTokenInversion returns two keys whose raw bytes increase while their
 // Murmur3 tokens decrease: in Cassandra's order the second sorts first.
-func relMurmurInversion() (a, b []byte) {
+func murmurTokenInversion() (a, b []byte) {
 	for i := 0; ; i++ {
 		a, b = fmt.Appendf(nil, "key-%04d", i), fmt.Appendf(nil, "key-%04d", i+1)
 		if partitioner.Murmur3.Decorate(a).Token > partitioner.Murmur3.Decorate(b).Token {
@@ -32,29 +32,29 @@ func relMurmurInversion() (a, b []byte) {
 	}
 }
 
-// relRefused is a key the builder must refuse after the keys before it.
-type relRefused struct {
+// refusalCase is a key the builder must refuse after the keys before it.
+type refusalCase struct {
 	name string
 	key  partitioner.Key
 	pos  int64
 	want error
 }
 
-// relRefusals returns keys to offer after prev (the last accepted raw key,
+// refusalCases returns keys to offer after prev (the last accepted raw key,
 // nil if none) on a builder for p.
-func relRefusals(p partitioner.Partitioner, prev []byte) []relRefused {
+func refusalCases(p partitioner.Partitioner, prev []byte) []refusalCase {
 	other := partitioner.ByteOrdered
 	if p == partitioner.ByteOrdered {
 		other = partitioner.Murmur3
 	}
 	long := bytes.Repeat([]byte{'z'}, maxKeyLength+1)
-	out := []relRefused{
+	out := []refusalCase{
 		{"too-long", p.Decorate(long), 1, ErrKeyTooLong},
 		{"min-position", p.Decorate([]byte("any")), math.MinInt64, ErrPosition},
 		{"other-partitioner", other.Decorate([]byte("any")), 1, ErrPartitioner},
 	}
 	if prev != nil {
-		out = append(out, relRefused{"repeat", p.Decorate(bytes.Clone(prev)), 1, ErrKeyOrder})
+		out = append(out, refusalCase{"repeat", p.Decorate(bytes.Clone(prev)), 1, ErrKeyOrder})
 		// A smaller key in the partitioner's order: for ByteOrdered a
 		// proper prefix or the empty key, for Murmur3 the empty key (the
 		// minimum token).
@@ -62,12 +62,12 @@ func relRefusals(p partitioner.Partitioner, prev []byte) []relRefused {
 		if p == partitioner.ByteOrdered && len(prev) > 1 {
 			smaller = prev[:len(prev)-1]
 		}
-		out = append(out, relRefused{"smaller", p.Decorate(smaller), 1, ErrKeyOrder})
+		out = append(out, refusalCase{"smaller", p.Decorate(smaller), 1, ErrKeyOrder})
 	}
 	return out
 }
 
-func relCheckKeyError(t *testing.T, err error, want error, index int64, key []byte, prev []byte, pos int64) {
+func checkKeyError(t *testing.T, err error, want error, index int64, key []byte, prev []byte, pos int64) {
 	t.Helper()
 	require.Error(t, err)
 	require.ErrorIs(t, err, want)
@@ -93,13 +93,13 @@ func relCheckKeyError(t *testing.T, err error, want error, index int64, key []by
 }
 
 func TestValidateMurmur3Order(t *testing.T) {
-	a, b := relMurmurInversion()
+	a, b := murmurTokenInversion()
 	require.Negative(t, bytes.Compare(a, b), "raw bytes increase")
 	for _, path := range []Path{PathScratch, PathReference} {
 		var buf bytes.Buffer
 		bl := NewBuilder(&buf, Options{Partitioner: partitioner.Murmur3, Path: path})
 		require.NoError(t, bl.Add(a, 10))
-		relCheckKeyError(t, bl.Add(b, 20), ErrKeyOrder, 1, b, a, 20)
+		checkKeyError(t, bl.Add(b, 20), ErrKeyOrder, 1, b, a, 20)
 		// The other way round is Cassandra's order.
 		var want bytes.Buffer
 		wb := NewBuilder(&want, Options{Partitioner: partitioner.Murmur3})
@@ -110,7 +110,7 @@ func TestValidateMurmur3Order(t *testing.T) {
 		// And the builder that refused b still builds {a} cleanly.
 		_, err = bl.Complete()
 		require.NoError(t, err)
-		s := &relSet{part: partitioner.Murmur3, keys: [][]byte{a}, pos: []int64{10}}
+		s := &orderedInput{part: partitioner.Murmur3, keys: [][]byte{a}, pos: []int64{10}}
 		require.Equal(t, s.cleanBuild(t, 1), buf.Bytes())
 	}
 }
@@ -127,7 +127,7 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 		}
 		// A 65535-byte key is the longest allowed.
 		raws = append(raws, bytes.Repeat([]byte{'m'}, maxKeyLength))
-		s := relNewSet("refused", p, 0, r, raws)
+		s := newOrderedInput("refused", p, 0, r, raws)
 		s.pos[len(s.pos)/2] = math.MaxInt64
 		s.pos[len(s.pos)/3] = math.MinInt64 + 1
 		want := s.cleanBuild(t, len(s.keys))
@@ -137,10 +137,10 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 				b := NewBuilder(&buf, s.opts(path))
 				var prev []byte
 				for i := range s.keys {
-					for _, bad := range relRefusals(p, prev) {
+					for _, bad := range refusalCases(p, prev) {
 						count, pos := b.Count(), b.Position()
 						err := b.AddEntry(bad.key, bad.pos)
-						relCheckKeyError(t, err, bad.want, int64(i), bad.key.Raw, prev, bad.pos)
+						checkKeyError(t, err, bad.want, int64(i), bad.key.Raw, prev, bad.pos)
 						require.Equal(t, count, b.Count(), bad.name)
 						require.Equal(t, pos, b.Position(), bad.name)
 					}
@@ -150,7 +150,7 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 				root, err := b.Complete()
 				require.NoError(t, err)
 				require.Equal(t, want, buf.Bytes())
-				relCheckIndex(t, s, buf.Bytes(), len(s.keys), root)
+				checkIndexFile(t, s, buf.Bytes(), len(s.keys), root)
 			})
 		}
 	}
@@ -172,7 +172,7 @@ func TestValidateKeyErrorCopies(t *testing.T) {
 }
 
 func TestValidateLookupWrongPartitioner(t *testing.T) {
-	s := &relSet{part: partitioner.Murmur3, keys: [][]byte{[]byte("a")}, pos: []int64{1}}
+	s := &orderedInput{part: partitioner.Murmur3, keys: [][]byte{[]byte("a")}, pos: []int64{1}}
 	ix, err := NewIndex(s.cleanBuild(t, 1), partitioner.Murmur3)
 	require.NoError(t, err)
 	r, err := ix.OpenReader()
@@ -193,8 +193,8 @@ func TestValidateLookupWrongPartitioner(t *testing.T) {
 	require.ErrorIs(t, rit.Err(), ErrPartitioner)
 }
 
-// relFooter rewrites the footer fields of a copy of file.
-func relFooter(file []byte, firstKeyPos, count, root int64) []byte {
+// withFooter rewrites the footer fields of a copy of file.
+func withFooter(file []byte, firstKeyPos, count, root int64) []byte {
 	f := bytes.Clone(file)
 	end := len(f) - footerLength
 	binary.BigEndian.PutUint64(f[end:], uint64(firstKeyPos))
@@ -203,7 +203,7 @@ func relFooter(file []byte, firstKeyPos, count, root int64) []byte {
 	return f
 }
 
-func relCheckCorrupt(t *testing.T, err error, offset int64, why string) {
+func checkCorrupt(t *testing.T, err error, offset int64, why string) {
 	t.Helper()
 	require.Error(t, err, why)
 	require.ErrorIs(t, err, ErrCorrupt, why)
@@ -213,7 +213,7 @@ func relCheckCorrupt(t *testing.T, err error, offset int64, why string) {
 }
 
 func TestValidateCorruptFooter(t *testing.T) {
-	s := &relSet{part: partitioner.ByteOrdered, keys: [][]byte{[]byte("apple"), []byte("banana"), []byte("cherry")}, pos: []int64{1, 2, 3}}
+	s := &orderedInput{part: partitioner.ByteOrdered, keys: [][]byte{[]byte("apple"), []byte("banana"), []byte("cherry")}, pos: []int64{1, 2, 3}}
 	file := s.cleanBuild(t, 3)
 	ix, err := NewIndex(file, s.part)
 	require.NoError(t, err)
@@ -225,25 +225,25 @@ func TestValidateCorruptFooter(t *testing.T) {
 
 	for n := range footerLength {
 		_, err := NewIndex(file[:n], s.part)
-		relCheckCorrupt(t, err, 0, fmt.Sprintf("%d-byte file", n))
+		checkCorrupt(t, err, 0, fmt.Sprintf("%d-byte file", n))
 	}
 	cases := []struct {
 		name   string
 		data   []byte
 		offset int64
 	}{
-		{"first-key-pos-negative", relFooter(file, -1, 3, root), footer},
-		{"first-key-pos-zero", relFooter(file, 0, 3, root), footer},
-		{"first-key-pos-min", relFooter(file, math.MinInt64, 3, root), footer},
-		{"first-key-pos-past-footer", relFooter(file, footer+1, 3, root), footer},
-		{"first-key-pos-huge", relFooter(file, math.MaxInt64, 3, root), footer},
-		{"count-negative", relFooter(file, kp, -1, root), footer + 8},
-		{"root-negative", relFooter(file, kp, 3, -1), footer + 16},
-		{"root-in-keys", relFooter(file, kp, 3, kp), footer + 16},
-		{"root-past-file", relFooter(file, kp, 3, size+100), footer + 16},
-		{"root-min", relFooter(file, kp, 3, math.MinInt64), footer + 16},
+		{"first-key-pos-negative", withFooter(file, -1, 3, root), footer},
+		{"first-key-pos-zero", withFooter(file, 0, 3, root), footer},
+		{"first-key-pos-min", withFooter(file, math.MinInt64, 3, root), footer},
+		{"first-key-pos-past-footer", withFooter(file, footer+1, 3, root), footer},
+		{"first-key-pos-huge", withFooter(file, math.MaxInt64, 3, root), footer},
+		{"count-negative", withFooter(file, kp, -1, root), footer + 8},
+		{"root-negative", withFooter(file, kp, 3, -1), footer + 16},
+		{"root-in-keys", withFooter(file, kp, 3, kp), footer + 16},
+		{"root-past-file", withFooter(file, kp, 3, size+100), footer + 16},
+		{"root-min", withFooter(file, kp, 3, math.MinInt64), footer + 16},
 		// Moving firstKeyPos one byte on makes the keys area misparse.
-		{"keys-overrun-footer", relFooter(file, kp+1, 3, root), kp + 1},
+		{"keys-overrun-footer", withFooter(file, kp+1, 3, root), kp + 1},
 	}
 	// One byte too many between the last key and the footer.
 	trailing := append(append(bytes.Clone(file[:footer]), 0), file[footer:]...)
@@ -269,17 +269,17 @@ func TestValidateCorruptFooter(t *testing.T) {
 	}{"last-key-length-overrun", overrun, kp + 2 + 5})
 	for _, c := range cases {
 		_, err := NewIndex(c.data, s.part)
-		relCheckCorrupt(t, err, c.offset, c.name)
+		checkCorrupt(t, err, c.offset, c.name)
 	}
 	// An empty index that stores keys.
-	empty := (&relSet{part: s.part}).cleanBuild(t, 0)
+	empty := (&orderedInput{part: s.part}).cleanBuild(t, 0)
 	withKey := append(bytes.Clone(empty[:len(empty)-footerLength-4]), 0, 1, 'x', 0, 0)
 	ekp := int64(len(empty) - footerLength - 4)
 	withKey = binary.BigEndian.AppendUint64(withKey, uint64(ekp))
 	withKey = binary.BigEndian.AppendUint64(withKey, 0)
 	withKey = binary.BigEndian.AppendUint64(withKey, uint64(ekp-1))
 	_, err = NewIndex(withKey, s.part)
-	relCheckCorrupt(t, err, ekp, "empty index with keys")
+	checkCorrupt(t, err, ekp, "empty index with keys")
 }
 
 // TestValidateGarbageRoot points the root at every byte of the trie area
@@ -289,7 +289,7 @@ func TestValidateCorruptFooter(t *testing.T) {
 // iterations end.
 func TestValidateGarbageRoot(t *testing.T) {
 	var files [][]byte
-	for _, c := range relRandomSets(true)[:3] {
+	for _, c := range awkwardInputs(true)[:3] {
 		files = append(files, c.cleanBuild(t, len(c.keys)))
 	}
 	r := rand.New(rand.NewPCG(9, 9))
@@ -299,20 +299,20 @@ func TestValidateGarbageRoot(t *testing.T) {
 		kp := int64(binary.BigEndian.Uint64(file[len(file)-footerLength:]))
 		step := max(int64(1), kp/300)
 		for root := int64(0); root < kp; root += step {
-			relProbe(t, relFooter(file, kp, ix.Count(), root), partitioner.Murmur3, r)
+			probeNoPanic(t, withFooter(file, kp, ix.Count(), root), partitioner.Murmur3, r)
 		}
 		garbage := bytes.Clone(file)
 		for i := range kp {
 			garbage[i] = byte(r.Uint32())
 		}
-		relProbe(t, garbage, partitioner.Murmur3, r)
+		probeNoPanic(t, garbage, partitioner.Murmur3, r)
 		for i := range kp {
 			garbage[i] = 0xff
 		}
-		relProbe(t, garbage, partitioner.Murmur3, r)
+		probeNoPanic(t, garbage, partitioner.Murmur3, r)
 	}
 	// A root whose pointer leads past the start of the file.
-	bad := relFooter(files[0], 2, 1, 0)
+	bad := withFooter(files[0], 2, 1, 0)
 	bad[0], bad[1] = 0x40|0x8, 0xff // single8 with payload, byte 0xff
 	ix, err := NewIndex(bad[:len(bad)-footerLength+0], partitioner.Murmur3)
 	if err == nil {
@@ -326,9 +326,9 @@ func TestValidateGarbageRoot(t *testing.T) {
 	}
 }
 
-// relProbe opens data and runs every kind of lookup, requiring that errors
+// probeNoPanic opens data and runs every kind of lookup, requiring that errors
 // are corruption errors and that nothing panics or loops.
-func relProbe(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand) {
+func probeNoPanic(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand) {
 	t.Helper()
 	ix, err := NewIndex(data, p)
 	if err != nil {
@@ -345,13 +345,13 @@ func relProbe(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand
 	for range 4 {
 		keys = append(keys, randomBytesN(r, r.IntN(10), nil))
 	}
-	require.NoError(t, relExercise(rd, p, keys, len(data)+1))
+	require.NoError(t, exerciseReader(rd, p, keys, len(data)+1))
 }
 
-// relExercise runs Get, Ceiling, Floor, First, Last, Scan and ScanReverse
+// exerciseReader runs Get, Ceiling, Floor, First, Last, Scan and ScanReverse
 // on keys and returns the first error that is not corruption, or an error
 // if an iteration yields more than limit entries.
-func relExercise(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int) error {
+func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int) error {
 	check := func(what string, err error) error {
 		if err == nil || errors.Is(err, ErrCorrupt) && errors.As(err, new(*CorruptError)) {
 			return nil

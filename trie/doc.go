@@ -1,5 +1,5 @@
 // Package trie reads and writes the on-disk tries of Cassandra's BTI format
-// (the trie part of Partitions.db, bti-format.md §3–§6), byte for byte as
+// (the trie part of Partitions.db, docs/format.md §4–§9), byte for byte as
 // Cassandra does. The payload is opaque here: 4 flag bits in the node header
 // plus bytes after the node, whose meaning belongs to the caller
 // (partitionindex). The package knows nothing of tokens, keys or footers.
@@ -47,7 +47,7 @@
 //
 // # Worked example
 //
-// bti-format.md §6.9 (c): BOP keys "a", "ab", "b" stored as the prefixes
+// docs/format.md §10.3: BOP keys "a", "ab", "b" stored as the prefixes
 // 40 61 00, 40 61 62 and 40 62 (TestWorkedThreeKeys reads these bytes and
 // TestDump pins the dump below):
 //
@@ -125,7 +125,7 @@
 // # Deviations from Cassandra's reader
 //
 //   - DENSE search treats only a stored distance of 0 as a hole. Cassandra's
-//     also misses a child at distance exactly 1 (bti-format.md §3.5 quirk;
+//     also misses a child at distance exactly 1 (docs/format.md §4.6;
 //     impossible in a partition index, whose leaves are at least 3 bytes).
 //   - Where Cassandra would throw (a pointer out of the buffer, a walk that
 //     needs a missing first or last DENSE slot, a leaf without payload below

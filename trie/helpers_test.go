@@ -11,7 +11,7 @@ import (
 )
 
 // This file holds the test side's own view of the format: a node encoder
-// written from the layouts of bti-format.md §3.2/§3.3, a small builder that
+// written from the layouts of docs/format.md §4.2/§4.3, a small builder that
 // lays a key set out children-first with optional zero padding, and a model
 // (sorted entries) the reader is checked against.
 
@@ -71,7 +71,7 @@ func appendBE(dst []byte, v uint64, n int) []byte {
 }
 
 // pack12 packs 12-bit values in pairs into 3 bytes, an odd last value into
-// two bytes with a zero low nibble (§3.3).
+// two bytes with a zero low nibble (docs/format.md §4.3).
 func pack12(dst []byte, vals []uint64) []byte {
 	for i := 0; i+1 < len(vals); i += 2 {
 		a, b := vals[i], vals[i+1]
@@ -246,15 +246,7 @@ func collect(t testing.TB, tr *Trie) model {
 	return m
 }
 
-// The model's answers, from §6.5–6.7 restated over the sorted entries.
-
-func (m model) find(k []byte) int64 {
-	i := sort.Search(len(m.keys), func(i int) bool { return bytes.Compare(m.keys[i], k) >= 0 })
-	if i < len(m.keys) && bytes.Equal(m.keys[i], k) {
-		return m.nodes[i]
-	}
-	return -1
-}
+// The model's answers, from docs/format.md §9.3–9.5 restated over the sorted entries.
 
 func (m model) isLeaf(i int) bool {
 	return i+1 >= len(m.keys) || !bytes.HasPrefix(m.keys[i+1], m.keys[i])
@@ -396,7 +388,7 @@ func footer(t testing.TB, data []byte) (firstKeyPos, count, root int64) {
 	return int64(binary.BigEndian.Uint64(f)), int64(binary.BigEndian.Uint64(f[8:])), int64(binary.BigEndian.Uint64(f[16:]))
 }
 
-// bop encodes a ByteOrdered decorated key without zero bytes (§1.9):
+// bop encodes a ByteOrdered decorated key without zero bytes (docs/format.md §2.3):
 // 40 k 00 40 k 00 38.
 func bop(k string) []byte {
 	out := []byte{0x40}

@@ -14,7 +14,7 @@ type iterFrame struct {
 
 // Iterator lists the payload nodes of a trie in ascending order of their
 // paths (a node's own payload before its children), within optional bounds,
-// exactly as Cassandra's ValueIterator (§6.7):
+// exactly as Cassandra's ValueIterator (docs/format.md §9.5):
 //
 //	var it trie.Iterator
 //	for it.Reset(t, start, end, true); it.Next(); {

@@ -139,7 +139,7 @@ func TestStatsCountsTypes(t *testing.T) {
 	assert.Greater(t, used, 8, "random types should cover most node types")
 }
 
-// TestTailSource reads the §6.9 (c) trie split into a file part and an
+// TestTailSource reads the docs/format.md §10.3 trie split into a file part and an
 // early-open tail, with garbage in the file past the cutoff.
 func TestTailSource(t *testing.T) {
 	full := fileC()[:0x17]

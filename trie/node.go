@@ -128,14 +128,6 @@ func nodeSize(t nodeType, childCount, span int) int {
 	}
 }
 
-// putUint writes the low n bytes of v big-endian into b[:n].
-func putUint(b []byte, v uint64, n int) {
-	for i := n - 1; i >= 0; i-- {
-		b[i] = byte(v)
-		v >>= 8
-	}
-}
-
 // readUint reads an n-byte big-endian unsigned integer. The caller has
 // checked that b holds n bytes.
 func readUint(b []byte, n int) uint64 {

@@ -3,7 +3,7 @@ package trie
 import "math"
 
 // Stream items and sentinels. Key bytes are read as int so that eos sorts
-// below every byte (§1 of bti-format.md, pitfall 23).
+// below every byte (docs/format.md §2.4, Q4).
 const (
 	eos        = -1            // end of a key stream
 	noByte     = math.MaxInt32 // transitionByte of a slot past the last one
@@ -83,7 +83,7 @@ func (nv *nodeView) load(src *Source, pos int64) error {
 }
 
 // transitionByte returns the byte of slot i (i >= 0), or noByte past the last
-// slot. DENSE holes still report first+i (pitfall 26).
+// slot. DENSE holes still report first+i (docs/format.md Q14).
 func (nv *nodeView) transitionByte(i int) int {
 	if i >= nv.n {
 		return noByte
@@ -129,8 +129,8 @@ func (nv *nodeView) child(i int) int64 {
 }
 
 // search returns the slot index of byte b (which may be eos or 256) if the
-// node has a child for it, else -(insertion point)-1, as in §3.5. Unlike
-// Cassandra, a DENSE child at distance 1 is found (§3.5 quirk, pitfall 21).
+// node has a child for it, else -(insertion point)-1, as in docs/format.md §4.5. Unlike
+// Cassandra, a DENSE child at distance 1 is found (docs/format.md §4.6, Q15).
 func (nv *nodeView) search(b int) int {
 	switch {
 	case nv.n == 0:

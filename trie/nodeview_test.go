@@ -63,7 +63,7 @@ func (c typeCase) image() (data []byte, leaves []int64, root int64) {
 // encoder itself is checked against the spec's layouts.
 func TestNodeImagesByHand(t *testing.T) {
 	// SPARSE_12, 3 children at distances 0x123, 0x456, 0x789: the pair packs
-	// into 12 34 56, the odd last value into 78 90 (§3.3).
+	// into 12 34 56, the odd last value into 78 90 (docs/format.md §4.3).
 	got := encodeNode(nil, sparse12, 9, 0x1000, []byte{1, 2, 3}, []int64{0x1000 - 0x123, 0x1000 - 0x456, 0x1000 - 0x789}, nil)
 	assert.Equal(t, []byte{0x69, 3, 1, 2, 3, 0x12, 0x34, 0x56, 0x78, 0x90}, got)
 	// DENSE_12 over 10..12 with a hole at 11: slots 0x123, 0, 0x789.
@@ -284,7 +284,7 @@ func TestPayloadOnlyNode(t *testing.T) {
 	assert.Equal(t, int64(7), nv.lesserTransition(-2, 7))
 }
 
-// TestNeighbourTransitions checks greater/lesserTransition per §3.5 on a
+// TestNeighbourTransitions checks greater/lesserTransition per docs/format.md §4.5 on a
 // DENSE node with holes and on a SPARSE node.
 func TestNeighbourTransitions(t *testing.T) {
 	for _, c := range []typeCase{

@@ -7,14 +7,14 @@ import "math"
 const notAtLimit = math.MinInt32
 
 // ReverseIterator lists the payload nodes of a trie in descending order, as
-// Cassandra's ReverseValueIterator (§6.7): children from the highest byte
+// Cassandra's ReverseValueIterator (docs/format.md §9.5): children from the highest byte
 // down, and a node's own payload after its subtree. Bounds work as for
 // Iterator: end is inclusive (with its stored prefixes), and the entry at
 // start or the nearest stored prefix of start is listed only with
 // admitPrefix, only once, and only if no entry between it and start was
 // passed over.
 //
-// Cassandra quirk kept on purpose (pitfall 25): without an end bound,
+// Cassandra quirk kept on purpose (docs/format.md §9.5, Q16): without an end bound,
 // admitPrefix only takes effect after the first result, so a start-path
 // entry that would be the very first result is skipped.
 //

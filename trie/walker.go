@@ -36,7 +36,7 @@ func (w *Walker) descend(c int64) error {
 }
 
 // Exact follows key from the root as Cassandra's Walker.follow does and
-// applies the structural part of exactCandidate (§6.5): the node the walk
+// applies the structural part of exactCandidate (docs/format.md §9.3): the node the walk
 // stopped at is a candidate if the whole key was consumed or the node has no
 // children, and it carries payload flags. A candidate only shares a stored
 // prefix with key; the caller confirms it (hash byte, then the real key).
@@ -61,7 +61,7 @@ func (w *Walker) Exact(key []byte) (node int64, ok bool, err error) {
 	}
 }
 
-// Ceiling finds the candidates for the smallest entry >= key (§6.6):
+// Ceiling finds the candidates for the smallest entry >= key (docs/format.md §9.4):
 // atKey is the node the walk stopped at if the key was consumed there or the
 // node has no children, and it has a payload (its stored prefix may stand for
 // a key below, at or above key: the caller compares real keys); greater is
@@ -97,7 +97,7 @@ func (w *Walker) Ceiling(key []byte) (atKey, greater int64, err error) {
 	return atKey, greater, nil
 }
 
-// Floor finds the candidates for the largest entry <= key (§6.6, Cassandra's
+// Floor finds the candidates for the largest entry <= key (docs/format.md §9.4, Cassandra's
 // prefixAndNeighbours): atKey is the nearest node on key's path that has a
 // payload and after which the walk never branched left, i.e. a stored prefix
 // of key (or key itself) with nothing stored between it and key; lesser is

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The worked files of bti-format.md §6.9, typed in from the spec.
+// The worked files of docs/format.md §10, typed in from the document.
 
 func withFooter(trie []byte, first, last string, count, root int64) []byte {
 	firstKeyPos := int64(len(trie))
@@ -84,7 +84,7 @@ func TestWorkedOneKey(t *testing.T) {
 	assert.Equal(t, []int64{0}, iterAllReverse(t, tr, nil, nil, true))
 }
 
-// fileC is §6.9 (c): BOP keys "a" → −1, "ab" → 100, "b" → −51.
+// fileC is docs/format.md §10.3: BOP keys "a" → −1, "ab" → 100, "b" → −51.
 func fileC() []byte {
 	trie := []byte{
 		0x08, 0x5A, 0xFF, // @00 leaf "a"
@@ -157,7 +157,7 @@ func TestWorkedThreeKeys(t *testing.T) {
 	assert.Equal(t, []int64{0x00, 0x03, 0x0C}, iterAll(t, tr, nil, nil, true))
 	assert.Equal(t, []int64{0x0C, 0x03, 0x00}, iterAllReverse(t, tr, nil, nil, true))
 
-	// Bounded iteration (§6.7).
+	// Bounded iteration (docs/format.md §9.5).
 	for _, c := range []struct {
 		start, end string
 		admit      bool
@@ -189,7 +189,7 @@ func TestWorkedThreeKeys(t *testing.T) {
 	assert.Equal(t, []int64{0x0C, 0x03}, iterAllReverse(t, tr, bop("ab"), nil, true))
 }
 
-// fileD is §6.9 (d): Murmur3, CQL int keys 1..5.
+// fileD is docs/format.md §10.4: Murmur3, CQL int keys 1..5.
 func fileD() []byte {
 	trie := []byte{
 		0x08, 0xC1, 0xA5, // @00 key 5

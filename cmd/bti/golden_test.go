@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +12,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
+
+// annotator dumps a Partitions.db of the named partitioner for
+// golden.Compare's mismatch report.
+func annotator(t *testing.T, part string) golden.Annotator {
+	p, err := partitioner.Parse(part)
+	require.NoError(t, err)
+	return func(data []byte, w io.Writer) error {
+		ix, err := partitionindex.NewIndex(data, p)
+		if err != nil {
+			return err
+		}
+		return ix.WriteAnnotated(w)
+	}
+}
 
 // TestGoldenBuild rebuilds every golden case with both builder paths, with
 // the case's early-open requests, and wants Cassandra's bytes.
@@ -37,8 +56,7 @@ func TestGoldenBuild(t *testing.T) {
 				require.NoError(t, err)
 				want, err := os.ReadFile(c.db)
 				require.NoError(t, err)
-				require.Equal(t, len(want), len(got), "file size")
-				require.True(t, string(want) == string(got), "%s differs from Cassandra's Partitions.db at byte %d", out, firstDiff(got, want))
+				golden.Compare(t, c.name, want, got, annotator(t, c.part))
 				assert.Equal(t, []string{"Partitions.db"}, listDir(t, filepath.Dir(out)), "temporary files left behind")
 			})
 		}

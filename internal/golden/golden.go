@@ -1,7 +1,8 @@
 // Package golden finds the Cassandra-written golden cases that tests in
 // several packages check against: ../shared/golden beside the module root
 // (see its README). They are read in place, never copied into the project;
-// tests skip with a message where the folder is absent.
+// tests skip with a message where the folder is absent, or fail where
+// BTI_REQUIRE_GOLDEN=1 (as CI sets it).
 package golden
 
 import (
@@ -60,7 +61,8 @@ func Dir() (string, error) {
 	}
 }
 
-// Cases lists every case, skipping tb if the golden folder is absent.
+// Cases lists every case, skipping tb if the golden folder is absent
+// (failing it instead under BTI_REQUIRE_GOLDEN=1).
 func Cases(tb testing.TB) []Case {
 	tb.Helper()
 	root, err := Dir()
@@ -69,6 +71,9 @@ func Cases(tb testing.TB) []Case {
 	}
 	dirs, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
+		if os.Getenv(EnvRequire) == "1" {
+			tb.Fatalf("golden cases not found at %s, and %s=1 requires them", root, EnvRequire)
+		}
 		tb.Skipf("golden cases not found at %s (the shared folder beside the repository); skipping", root)
 	}
 	if err != nil {
