@@ -39,6 +39,7 @@ func commands() []command {
 		{"dump", "print the footer, statistics and nodes of Partitions.db", runDump},
 		{"bench", "run JMH-style benchmarks of building and lookups", runBench},
 		{"demo", "generate 1M keys, build with both paths, compare and verify", runDemo},
+		{"rows", "build, read and dump the row index (Rows.db)", runRows},
 	}
 }
 
