@@ -1,0 +1,244 @@
+package rowindex_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/rowindex"
+)
+
+// modelValue draws a serialized value of type t; text and blobs share a
+// long prefix and use a small alphabet, so separators are long and close.
+func modelValue(r *rand.Rand, t bytecomparable.CQLType, prefix []byte) []byte {
+	switch t {
+	case bytecomparable.Int:
+		return binary.BigEndian.AppendUint32(nil, r.Uint32()>>(r.IntN(4)*8))
+	case bytecomparable.BigInt:
+		return binary.BigEndian.AppendUint64(nil, r.Uint64()>>(r.IntN(8)*8))
+	case bytecomparable.UUID, bytecomparable.TimeUUID:
+		v := binary.BigEndian.AppendUint64(nil, r.Uint64())
+		v = binary.BigEndian.AppendUint64(v, r.Uint64())
+		version := byte(1)
+		if t == bytecomparable.UUID && r.IntN(2) == 0 {
+			version = 4
+		}
+		v[6] = v[6]&0x0F | version<<4
+		return v
+	}
+	v := append([]byte(nil), prefix[:len(prefix)-r.IntN(3)]...)
+	for range r.IntN(5) {
+		v = append(v, []byte{0, 1, 'a', 'b', 0xFE, 0xFF}[r.IntN(6)])
+	}
+	return v
+}
+
+type modelCase struct {
+	cols   []bytecomparable.Column
+	blocks []rowindex.Block
+	enc    [][2][]byte // each block's first and last encodings
+	end    int64
+}
+
+// newModelCase draws n distinct clusterings of cols, sorts them by
+// encoding and cuts them into blocks of one to three rows.
+func newModelCase(r *rand.Rand, cols []bytecomparable.Column, n int) modelCase {
+	prefix := bytes.Repeat([]byte("a long shared prefix/"), 15)
+	type row struct {
+		vals [][]byte
+		enc  []byte
+	}
+	var rows []row
+	for range n {
+		vals := make([][]byte, len(cols))
+		for j, c := range cols {
+			vals[j] = modelValue(r, c.Type, prefix)
+			if len(rows) > 0 && r.IntN(2) == 0 {
+				vals[j] = rows[r.IntN(len(rows))].vals[j]
+			}
+		}
+		enc, err := bytecomparable.AppendClustering(nil, cols, vals, bytecomparable.Clustering)
+		if err != nil {
+			panic(err)
+		}
+		rows = append(rows, row{vals, enc})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return bytes.Compare(a.enc, b.enc) })
+	rows = slices.CompactFunc(rows, func(a, b row) bool { return bytes.Equal(a.enc, b.enc) })
+	mc := modelCase{cols: cols}
+	off := int64(r.IntN(40))
+	for i := 0; i < len(rows); {
+		j := min(len(rows), i+1+r.IntN(3))
+		var del rowindex.DeletionTime
+		if r.IntN(4) == 0 {
+			del = rowindex.Deletion(r.Int64N(1<<60), r.Uint32())
+		}
+		mc.blocks = append(mc.blocks, rowindex.Block{First: rows[i].vals, Last: rows[j-1].vals, Offset: off, OpenDeletion: del})
+		mc.enc = append(mc.enc, [2][]byte{rows[i].enc, rows[j-1].enc})
+		off += 1 + r.Int64N(1<<uint(r.IntN(40)))
+		i = j
+	}
+	mc.end = off
+	return mc
+}
+
+// modelSeparators computes the stored keys independently of the writer:
+// the empty key, then for each later block the common prefix of the
+// previous last and this first plus the previous last's next byte + 1, and
+// the end key.
+func (mc modelCase) separators() [][]byte {
+	seps := [][]byte{{}}
+	for k := 1; k < len(mc.enc); k++ {
+		prev, cur := mc.enc[k-1][1], mc.enc[k][0]
+		d := 0
+		for prev[d] == cur[d] {
+			d++
+		}
+		seps = append(seps, append(slices.Clone(prev[:d]), prev[d]+1))
+	}
+	max, sep := mc.enc[len(mc.enc)-1][1], seps[len(seps)-1]
+	i := 0
+	for i < len(sep) && max[i] == sep[i] {
+		i++
+	}
+	for i < len(max) && max[i] == 0xFF {
+		i++
+	}
+	end := slices.Clone(max[:i])
+	if i < len(max) {
+		end = append(end, max[i]+1)
+	} else {
+		end = append(end, 0)
+	}
+	return append(seps, end)
+}
+
+func buildModel(t *testing.T, mc modelCase, path rowindex.Path, pageSize int, lead int) ([]byte, rowindex.Result) {
+	t.Helper()
+	var out bytes.Buffer
+	w := rowindex.NewWriter(&out, rowindex.Options{Columns: mc.cols, Path: path, PageSize: pageSize})
+	// A one-block partition first moves the trie to an unaligned start.
+	for range lead {
+		if err := w.Add(rowindex.Block{First: mc.blocks[0].First, Last: mc.blocks[0].First}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.FinishPartition([]byte("lead"), 0, 1, rowindex.Live); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range mc.blocks {
+		if err := w.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.FinishPartition([]byte("key"), 77, mc.end, rowindex.Deletion(5, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), res
+}
+
+// TestModel builds row indexes of random clusterings of every type, alone
+// and composite, ASC and DESC, on both paths and two page sizes, and
+// checks every lookup and iteration against sorted slices of the model's
+// separators.
+func TestModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 13))
+	types := []bytecomparable.CQLType{bytecomparable.Int, bytecomparable.BigInt, bytecomparable.Text,
+		bytecomparable.Blob, bytecomparable.UUID, bytecomparable.TimeUUID}
+	for _, ty := range types {
+		for _, desc := range []bool{false, true} {
+			schemas := [][]bytecomparable.Column{
+				{{Type: ty, Desc: desc}},
+				{{Type: types[r.IntN(len(types))], Desc: r.IntN(2) == 0}, {Type: ty, Desc: desc}},
+			}
+			for _, cols := range schemas {
+				mc := newModelCase(r, cols, 2+r.IntN(400))
+				if len(mc.blocks) < 2 {
+					continue
+				}
+				checkModel(t, r, mc)
+			}
+		}
+	}
+}
+
+func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
+	t.Helper()
+	seps := mc.separators()
+	for _, pageSize := range []int{0, 64} {
+		db, res := buildModel(t, mc, rowindex.PathScratch, pageSize, pageSize/64)
+		ref, _ := buildModel(t, mc, rowindex.PathReference, pageSize, pageSize/64)
+		if !bytes.Equal(db, ref) {
+			t.Fatalf("%v page %d: scratch and reference paths differ", mc.cols, pageSize)
+		}
+		if res.Blocks != len(mc.blocks) || res.Value < 0 {
+			t.Fatalf("result %+v for %d blocks", res, len(mc.blocks))
+		}
+		p, err := rowindex.OpenPartition(db, res.Value, mc.cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := p.NewReader()
+		info := func(k int) rowindex.IndexInfo {
+			if k == len(mc.blocks) {
+				return rowindex.IndexInfo{Offset: mc.end, End: true}
+			}
+			return rowindex.IndexInfo{Offset: mc.blocks[k].Offset, OpenDeletion: mc.blocks[k].OpenDeletion}
+		}
+		// Probes: every stored clustering, every separator, and neighbours.
+		var probes [][]byte
+		for k, e := range mc.enc {
+			probes = append(probes, e[0], e[1], seps[k], seps[k+1])
+			probes = append(probes, append(slices.Clone(e[1]), 0), e[0][:len(e[0])-1], append(slices.Clone(e[0][:len(e[0])-1]), 0x20))
+		}
+		probes = append(probes, []byte{}, []byte{0xFF, 0xFF}, []byte{0x40})
+		for range 200 {
+			probes = append(probes, mc.enc[r.IntN(len(mc.enc))][r.IntN(2)][:r.IntN(8)])
+		}
+		for _, probe := range probes {
+			// Model floor: the last separator <= probe (a prefix is <=).
+			k := sort.Search(len(seps), func(i int) bool { return bytes.Compare(seps[i], probe) > 0 }) - 1
+			got, ok, err := rd.SeparatorFloor(probe)
+			if err != nil || !ok || got != info(k) {
+				t.Fatalf("%v: floor(% x) = %+v ok=%v err=%v, model block %d %+v", mc.cols, probe, got, ok, err, k, info(k))
+			}
+			n := k
+			for rd.Forward(probe); rd.Next(); n++ {
+				if rd.Info() != info(n) {
+					t.Fatalf("forward from % x: entry %d is %+v, want %+v", probe, n, rd.Info(), info(n))
+				}
+			}
+			if rd.Err() != nil || n != len(seps) {
+				t.Fatalf("forward from % x ended at %d of %d: %v", probe, n, len(seps), rd.Err())
+			}
+			n = k
+			for rd.Reverse(probe); rd.Next(); n-- {
+				if n < 0 || rd.Info() != info(n) {
+					t.Fatalf("reverse from % x: entry %d is %+v", probe, n, rd.Info())
+				}
+			}
+			if rd.Err() != nil || n != -1 {
+				t.Fatalf("reverse from % x ended at %d: %v", probe, n, rd.Err())
+			}
+		}
+		// Every stored clustering finds its own block.
+		for k, b := range mc.blocks {
+			for _, cl := range [][][]byte{b.First, b.Last} {
+				if got, _, err := rd.Floor(cl, bytecomparable.Clustering); err != nil || got != info(k) {
+					t.Fatalf("floor of block %d's clustering: %+v %v", k, got, err)
+				}
+			}
+		}
+		if err := rowindex.Walk(db, []int64{res.Value}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil }); err != nil {
+			t.Fatalf("walk: %v", err)
+		}
+	}
+}
