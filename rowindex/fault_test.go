@@ -47,12 +47,12 @@ func TestBadBlocks(t *testing.T) {
 					block rowindex.Block
 					want  error
 				}{
-					{rowindex.Block{First: prev.First, Last: b.Last, Offset: b.Offset}, rowindex.ErrBlockOrder},                  // overlaps the previous block
-					{rowindex.Block{First: prev.Last, Last: b.Last, Offset: b.Offset}, rowindex.ErrBlockOrder},                   // starts at the previous block's end
-					{rowindex.Block{First: b.Last, Last: b.First, Offset: b.Offset}, rowindex.ErrBlockOrder},                     // inverted
-					{rowindex.Block{First: b.First, Last: b.Last, Offset: prev.Offset}, rowindex.ErrOffset},                     // offset not increasing
-					{rowindex.Block{First: b.First[:1], Last: b.Last, Offset: b.Offset}, bytecomparable.ErrValue},                // too few components
-					{rowindex.Block{First: [][]byte{{1, 2}, {}}, Last: b.Last, Offset: b.Offset}, bytecomparable.ErrValue},       // bigint of 2 bytes
+					{rowindex.Block{First: prev.First, Last: b.Last, Offset: b.Offset}, rowindex.ErrBlockOrder},            // overlaps the previous block
+					{rowindex.Block{First: prev.Last, Last: b.Last, Offset: b.Offset}, rowindex.ErrBlockOrder},             // starts at the previous block's end
+					{rowindex.Block{First: b.Last, Last: b.First, Offset: b.Offset}, rowindex.ErrBlockOrder},               // inverted
+					{rowindex.Block{First: b.First, Last: b.Last, Offset: prev.Offset}, rowindex.ErrOffset},                // offset not increasing
+					{rowindex.Block{First: b.First[:1], Last: b.Last, Offset: b.Offset}, bytecomparable.ErrValue},          // too few components
+					{rowindex.Block{First: [][]byte{{1, 2}, {}}, Last: b.Last, Offset: b.Offset}, bytecomparable.ErrValue}, // bigint of 2 bytes
 					{rowindex.Block{First: b.First, Last: b.Last, Offset: b.Offset, OpenDeletion: rowindex.Deletion(-1, 0)}, rowindex.ErrDeletion},
 				}
 				for _, bb := range bad {

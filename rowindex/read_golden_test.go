@@ -58,6 +58,9 @@ func TestGoldenRowsReadBack(t *testing.T) {
 						}
 						checked++
 					}
+					if len(p.Blocks) > 500 && bi%97 != 0 {
+						continue // iterations are quadratic: sample wide partitions
+					}
 					// Forward from the first clustering: this block, the rest, the end.
 					key, _ := bytecomparable.AppendClustering(nil, f.Columns, b.First, bytecomparable.Clustering)
 					k := bi
