@@ -57,7 +57,9 @@ func build(t *testing.T, parts, rows interface{ Write([]byte) (int, error) }) {
 		retry(func() error { return w.StartPartition(key, int64(p)*1000, rowindex.Live) })
 		n := 1 + r.IntN(6)
 		for i := range n {
-			retry(func() error { return w.AddBlock(rowindex.Block{First: v(10 * i), Last: v(10*i + 5), Offset: int64(i) * 100}) })
+			retry(func() error {
+				return w.AddBlock(rowindex.Block{First: v(10 * i), Last: v(10*i + 5), Offset: int64(i) * 100})
+			})
 		}
 		retry(func() error { _, err := w.FinishPartition(int64(n) * 100); return err })
 	}
