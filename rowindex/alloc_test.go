@@ -2,34 +2,16 @@ package rowindex_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/rowgen"
 	"github.com/bti-go/bti/rowindex"
 )
 
-// wideBlocks makes n blocks of (bigint, text) clusterings under a shared
-// text prefix, the shape of a wide partition.
-func wideBlocks(n int) ([]bytecomparable.Column, []rowindex.Block) {
-	cols := []bytecomparable.Column{{Type: bytecomparable.BigInt}, {Type: bytecomparable.Text}}
-	blocks := make([]rowindex.Block, n)
-	text := bytes.Repeat([]byte("customer/"), 8)
-	for i := range blocks {
-		first := binary.BigEndian.AppendUint64(nil, uint64(i)*1000)
-		last := binary.BigEndian.AppendUint64(nil, uint64(i)*1000+999)
-		blocks[i] = rowindex.Block{
-			First:  [][]byte{first, append(text[:len(text):len(text)], byte('a'+i%26))},
-			Last:   [][]byte{last, append(text[:len(text):len(text)], byte('z'-i%26))},
-			Offset: int64(i) * 16400,
-		}
-		if i%7 == 0 {
-			blocks[i].OpenDeletion = rowindex.Deletion(int64(i), uint32(i))
-		}
-	}
-	return cols, blocks
-}
+// wideBlocks is the wide-partition workload of the tests and benchmarks.
+func wideBlocks(n int) ([]bytecomparable.Column, []rowindex.Block) { return rowgen.Wide(n) }
 
 func TestAllocsWarmAdd(t *testing.T) {
 	if raceEnabled {

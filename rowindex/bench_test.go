@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/rowgen"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -64,14 +65,7 @@ func BenchmarkLookup(b *testing.B) {
 	for i, bl := range blocks {
 		keys[i], _ = bytecomparable.AppendClustering(nil, cols, bl.Last, bytecomparable.Clustering)
 	}
-	// A fixed pseudo-random visiting order, so lookups do not walk the
-	// trie in file order.
-	order := make([]int, 4096)
-	x := uint32(1)
-	for i := range order {
-		x = x*1664525 + 1013904223
-		order[i] = int(x>>8) % len(blocks)
-	}
+	order := rowgen.LookupOrder(len(blocks))
 	b.Run("blocks=10000/by=encoding", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0

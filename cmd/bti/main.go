@@ -17,7 +17,7 @@ import (
 func main() {
 	// A benchmark fork child re-executes this binary with the parent's
 	// arguments; it must run its benchmark before anything else happens.
-	if jmhstyle.MaybeRunFork(forkBenchmarks(os.Args[1:])) {
+	if jmhstyle.MaybeRunFork(append(forkBenchmarks(os.Args[1:]), forkRowsBenchmarks(os.Args[1:])...)) {
 		return
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -17,13 +17,14 @@ import (
 	"github.com/bti-go/bti/tableindex"
 )
 
-const rowsUsage = `usage: bti rows <build|get|dump> [flags]
+const rowsUsage = `usage: bti rows <build|get|dump|bench> [flags]
 
 Writes and reads the row index of a BTI sstable (Rows.db):
 
   build  build Rows.db (and optionally Partitions.db) from rows.tsv
   get    find the index block that may hold each clustering
   dump   list every partition entry and its blocks
+  bench  JMH-style benchmarks of building and lookups
 
 rows.tsv is the format of the golden row-index cases (see
 ../shared/tools/genrows.py): '# types:' and '# reversed:' lines, then per
@@ -35,7 +36,7 @@ flags: each subcommand's own; "bti rows build -h" (get, dump) lists them.
 
 func runRows(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("rows needs a subcommand: build, get or dump")
+		return usagef("rows needs a subcommand: build, get, dump or bench")
 	}
 	switch args[0] {
 	case "build":
@@ -44,11 +45,13 @@ func runRows(args []string, stdout, stderr io.Writer) error {
 		return runRowsGet(args[1:], stdout)
 	case "dump":
 		return runRowsDump(args[1:], stdout)
+	case "bench":
+		return runRowsBench(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, rowsUsage)
 		return errHelp
 	}
-	return usagef("unknown rows subcommand %q: want build, get or dump", args[0])
+	return usagef("unknown rows subcommand %q: want build, get, dump or bench", args[0])
 }
 
 const rowsBuildUsage = `usage: bti rows build --in rows.tsv --out Rows.db [--result RESULT]

@@ -111,3 +111,14 @@ func TestRowsGetAndErrors(t *testing.T) {
 		assert.Contains(t, r.stderr, tc.msg)
 	}
 }
+
+func TestRowsBench(t *testing.T) {
+	r := bti("rows", "bench", "--forks", "0", "--blocks", "100", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "csv")
+	requireCode(t, 0, r)
+	for _, name := range []string{"rows-build", "rows-lookup"} {
+		assert.Equal(t, 2, strings.Count(r.stdout, name), r.stdout)
+	}
+	r = bti("rows", "bench", "--blocks", "1")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "--blocks 1")
+}
