@@ -229,6 +229,25 @@ func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
 				t.Fatalf("reverse from % x ended at %d: %v", probe, n, rd.Err())
 			}
 		}
+		// Without a key: every entry, both ways.
+		n := 0
+		for rd.Forward(nil); rd.Next(); n++ {
+			if rd.Info() != info(n) {
+				t.Fatalf("forward from the start: entry %d is %+v", n, rd.Info())
+			}
+		}
+		if rd.Err() != nil || n != len(seps) {
+			t.Fatalf("forward from the start ended at %d of %d: %v", n, len(seps), rd.Err())
+		}
+		n = len(seps) - 1
+		for rd.Reverse(nil); rd.Next(); n-- {
+			if n < 0 || rd.Info() != info(n) {
+				t.Fatalf("reverse from the end: entry %d is %+v", n, rd.Info())
+			}
+		}
+		if rd.Err() != nil || n != -1 {
+			t.Fatalf("reverse from the end stopped at %d: %v", n, rd.Err())
+		}
 		// Every stored clustering finds its own block.
 		for k, b := range mc.blocks {
 			for _, cl := range [][][]byte{b.First, b.Last} {
