@@ -261,3 +261,42 @@ func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
 		}
 	}
 }
+
+// TestNudgeOverFF: the end key is the last clustering nudged where it
+// first differs from the last separator; a 0xFF there (DESC bytes) cannot
+// be incremented, so it is kept and the next byte is nudged. Blocks of a
+// DESC blob: "\x02" (40 FD FF 38), then "\x00\x01" (40 FF 00 FE FF 38); the
+// separator is 40 FE, so the end key is 40 FF 01, not 40 00.
+func TestNudgeOverFF(t *testing.T) {
+	mc := modelCase{
+		cols: []bytecomparable.Column{{Type: bytecomparable.Blob, Desc: true}},
+		blocks: []rowindex.Block{
+			{First: [][]byte{{2}}, Last: [][]byte{{2}}, Offset: 10},
+			{First: [][]byte{{0, 1}}, Last: [][]byte{{0, 1}}, Offset: 20},
+		},
+		end: 30,
+	}
+	for _, b := range mc.blocks {
+		f, _ := bytecomparable.AppendClustering(nil, mc.cols, b.First, bytecomparable.Clustering)
+		l, _ := bytecomparable.AppendClustering(nil, mc.cols, b.Last, bytecomparable.Clustering)
+		mc.enc = append(mc.enc, [2][]byte{f, l})
+	}
+	seps := mc.separators()
+	if want := []byte{0x40, 0xFF, 0x01}; !bytes.Equal(seps[2], want) || !bytes.Equal(seps[1], []byte{0x40, 0xFE}) {
+		t.Fatalf("model separators % x", seps)
+	}
+	checkModel(t, rand.New(rand.NewPCG(1, 1)), mc)
+	// The trie agrees: 40 FF 01 is the end, 40 FF 00 FF is still block 1.
+	db, res := buildModel(t, mc, rowindex.PathScratch, 0, 0)
+	p, err := rowindex.OpenPartition(db, res.Value, mc.cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.NewReader()
+	if info, _, _ := r.SeparatorFloor([]byte{0x40, 0xFF, 0x01}); !info.End {
+		t.Errorf("40 FF 01: %+v, want the end entry", info)
+	}
+	if info, _, _ := r.SeparatorFloor([]byte{0x40, 0xFF, 0x00, 0xFF}); info.End || info.Offset != 20 {
+		t.Errorf("40 FF 00 FF: %+v, want block 1", info)
+	}
+}
