@@ -165,14 +165,16 @@ func buildPartition(tw *tableindex.Writer, rw *rowindex.Writer, pt rowstsv.Parti
 	return tw.FinishPartition(pt.EndPosition)
 }
 
-const rowsGetUsage = `usage: bti rows get --index Rows.db --entry POS --types T1,T2 [--reversed I,J] CLUSTERING...
+const rowsGetUsage = `usage: bti rows get --index Rows.db --entry POS --types T1,T2 [--reversed I,J] [--kind K] CLUSTERING...
 
 Finds, in the row index of the partition whose entry is at POS (the value
 Partitions.db holds for its key), the block that may hold each clustering
 (Cassandra's separatorFloor) and prints "CLUSTERING<TAB>OFFSET<TAB>OPEN_DELETION".
 A clustering is its components' serialized values in hex joined by ':'.
 Types: int, bigint, text, blob, uuid, timeuuid (and rows.tsv's int32, utf8);
---reversed lists the DESC columns by index. A clustering past the last
+--reversed lists the DESC columns by index. --kind looks up bounds instead
+of clusterings (a bound may give fewer components): incl-start, excl-start,
+incl-end or excl-end. A clustering past the last
 block prints "past the end" with the partition's end offset; exit status 1
 if any did.
 `
@@ -183,6 +185,7 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	entry := fs.Int64("entry", -1, "position of the partition's entry (required)")
 	types := fs.String("types", "", "clustering column types, comma-separated (required)")
 	reversed := fs.String("reversed", "-", "indexes of DESC columns, comma-separated, or -")
+	kindName := fs.String("kind", "clustering", "what the arguments are: clustering, incl-start, excl-start, incl-end or excl-end")
 	keys, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -199,6 +202,14 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	cols, err := parseColumns(*types, *reversed)
 	if err != nil {
 		return err
+	}
+	kinds := map[string]bytecomparable.PrefixKind{
+		"clustering": bytecomparable.Clustering, "incl-start": bytecomparable.InclusiveStart,
+		"excl-start": bytecomparable.ExclusiveStart, "incl-end": bytecomparable.InclusiveEnd, "excl-end": bytecomparable.ExclusiveEnd,
+	}
+	kind, ok := kinds[*kindName]
+	if !ok {
+		return usagef("--kind %q: want clustering, incl-start, excl-start, incl-end or excl-end", *kindName)
 	}
 	clusterings := make([][][]byte, len(keys))
 	for i, k := range keys {
@@ -218,7 +229,7 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	past := 0
 	for i, c := range clusterings {
-		info, ok, err := r.Floor(c, bytecomparable.Clustering)
+		info, ok, err := r.Floor(c, kind)
 		if err != nil {
 			_ = w.Flush()
 			return fmt.Errorf("clustering argument %d %q: %w", i+1, keys[i], err)

@@ -80,6 +80,17 @@ func TestRowsGetAndErrors(t *testing.T) {
 	assert.Equal(t, "00000001:61\t10\t-\n00000003:62\t2000\t5,6\n00000003:61\t2000\t5,6\n00000004:\t3000\t-\n00000009:\tpast the end\t5000\n", r.stdout)
 	assert.Contains(t, r.stderr, "1 of 5 clusterings lie past the last block")
 
+	// Bounds on the first component: the rows from (3, *) on start in block 1
+	// (block 0 ends at (2, b)); those up to (3, *) end in block 1, up to
+	// (4, *) in block 2.
+	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003\t2000\t5,6\n", r.stdout)
+	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003\t2000\t5,6\n00000004\t3000\t-\n", r.stdout)
+	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
+
 	bad := filepath.Join(dir, "bad.tsv")
 	for _, tc := range []struct{ body, msg string }{
 		{strings.Replace(smallRows, "00000003:63\t00000003:61\t2000", "00000001:63\t00000003:61\t2000", 1), "blocks out of order or overlapping"},
