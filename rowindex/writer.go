@@ -153,6 +153,9 @@ func (w *Writer) ResetFile(dst io.Writer, opts Options) {
 
 // Reset starts a new partition at the current position, forgetting the
 // blocks added since the last Reset (Cassandra's RowIndexWriter.reset).
+// FinishPartition calls it. Called in the middle of a partition it
+// abandons that partition's trie; pages of it already written stay in the
+// file, unreferenced, as they would in Cassandra's.
 func (w *Writer) Reset() {
 	w.trie.Reset(&w.out, trie.Options{PageSize: w.opts.PageSize, StartPosition: w.Position()})
 	w.count = 0
