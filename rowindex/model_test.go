@@ -229,8 +229,30 @@ func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
 				t.Fatalf("reverse from % x ended at %d: %v", probe, n, rd.Err())
 			}
 		}
-		// Without a key: every entry, both ways.
+		// The empty key from a fresh reader (its buffers still nil): block 0
+		// alone backwards, everything once forwards.
+		fresh := p.NewReader()
 		n := 0
+		for fresh.Forward([]byte{}); fresh.Next(); n++ {
+			if fresh.Info() != info(n) {
+				t.Fatalf("fresh reader, forward from the empty key: entry %d is %+v", n, fresh.Info())
+			}
+		}
+		if n != len(seps) {
+			t.Fatalf("fresh reader, forward from the empty key: %d entries, want %d", n, len(seps))
+		}
+		fresh = p.NewReader()
+		n = 0
+		for fresh.Reverse([]byte{}); fresh.Next(); n++ {
+			if fresh.Info() != info(0) {
+				t.Fatalf("fresh reader, reverse from the empty key: %+v", fresh.Info())
+			}
+		}
+		if n != 1 {
+			t.Fatalf("fresh reader, reverse from the empty key: %d entries, want block 0 only", n)
+		}
+		// Without a key: every entry, both ways.
+		n = 0
 		for rd.Forward(nil); rd.Next(); n++ {
 			if rd.Info() != info(n) {
 				t.Fatalf("forward from the start: entry %d is %+v", n, rd.Info())

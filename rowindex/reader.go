@@ -170,7 +170,7 @@ func (r *Reader) Forward(key []byte) {
 		r.fw.Reset(r.p.t, nil, nil, false)
 		return
 	}
-	r.iter = append(r.iter[:0], key...)
+	r.setIter(key)
 	n, err := r.floorNode(r.iter)
 	if err != nil {
 		r.err = err
@@ -190,10 +190,19 @@ func (r *Reader) Reverse(key []byte) {
 	r.start(true)
 	end := []byte(nil)
 	if key != nil {
-		r.iter = append(r.iter[:0], key...)
+		r.setIter(key)
 		end = r.iter
 	}
 	r.rv.Reset(r.p.t, emptyKey, end, true)
+}
+
+// setIter copies key into the iteration's own buffer, which is never nil:
+// to the trie iterators nil means "no bound", an empty key the empty key.
+func (r *Reader) setIter(key []byte) {
+	if r.iter == nil {
+		r.iter = make([]byte, 0, 64)
+	}
+	r.iter = append(r.iter[:0], key...)
 }
 
 func (r *Reader) start(rev bool) {
