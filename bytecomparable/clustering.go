@@ -6,44 +6,6 @@ import (
 	"strconv"
 )
 
-// # Clusterings (row index keys)
-//
-// Cassandra's ClusteringComparator.asByteComparable turns a clustering
-// prefix into a sequence: a separator byte before each component, then one
-// byte for the prefix kind, which is what makes bounds sort around the
-// clusterings they bound:
-//
-//	+----+-----------+----+-----------+-----+------+
-//	| 40 | component | 40 | component | ... | kind |
-//	+----+-----------+----+-----------+-----+------+
-//
-//	kind  38 a clustering (all components)
-//	      20 an inclusive start or exclusive end bound (sorts before its prefix's clusterings)
-//	      60 an exclusive start or inclusive end bound (sorts after them)
-//
-// An empty value of a type that treats empty as "no value" (int, bigint,
-// uuid, timeuuid) is written as the separator 3F (41 for a DESC column) and
-// no bytes. Components (OSS50, from each type's asComparableBytes):
-//
-//	int       4 bytes big-endian, sign bit flipped     (Int32Type)
-//	bigint    variable-length signed integer, 1-9 bytes (LongType; the
-//	          RandomPartitioner varint's small form: 0 -> 80, -1 -> 7F)
-//	text,blob escaped like a partition key: "ab" -> 61 62 00
-//	uuid      version 1: the timestamp reordered (time_hi_and_version,
-//	          time_mid, time_low), then the low 8 bytes unchanged;
-//	          other versions: the version nibble moved to the front, then
-//	          the low 8 bytes unchanged                 (UUIDType)
-//	timeuuid  version 1 only: the timestamp reordered, then the low 8
-//	          bytes with the top bit of each flipped    (TimeUUIDType)
-//	DESC      the ascending encoding with every byte inverted (ReversedType)
-//
-// Examples from ClusteringComparator's javadoc (OSS50 ends a clustering in
-// 38 where the javadoc, written for LEGACY, shows 40):
-//
-//	("A", 0005) text,int, clustering -> 40 41 00 40 80 00 00 05 38
-//	("A") exclusive start             -> 40 41 00 60
-//	bottom (no components, incl start) -> 20
-
 // CQLType is the CQL type of one clustering column.
 type CQLType uint8
 
@@ -175,6 +137,42 @@ func CheckValue(c Column, i int, v []byte) error {
 // kind under cols. A Clustering must have a value for every column; a bound
 // may have fewer. It never allocates when dst has room; on error it returns
 // dst unchanged (truncated to its original length).
+//
+// Cassandra's ClusteringComparator.asByteComparable turns a clustering
+// prefix into a sequence: a separator byte before each component, then one
+// byte for the prefix kind, which is what makes bounds sort around the
+// clusterings they bound:
+//
+//	+----+-----------+----+-----------+-----+------+
+//	| 40 | component | 40 | component | ... | kind |
+//	+----+-----------+----+-----------+-----+------+
+//
+//	kind  38 a clustering (all components)
+//	      20 an inclusive start or exclusive end bound (sorts before its prefix's clusterings)
+//	      60 an exclusive start or inclusive end bound (sorts after them)
+//
+// An empty value of a type that treats empty as "no value" (int, bigint,
+// uuid, timeuuid) is written as the separator 3F (41 for a DESC column) and
+// no bytes. Components (OSS50, from each type's asComparableBytes):
+//
+//	int       4 bytes big-endian, sign bit flipped     (Int32Type)
+//	bigint    variable-length signed integer, 1-9 bytes (LongType; the
+//	          RandomPartitioner varint's small form: 0 -> 80, -1 -> 7F)
+//	text,blob escaped like a partition key: "ab" -> 61 62 00
+//	uuid      version 1: the timestamp reordered (time_hi_and_version,
+//	          time_mid, time_low), then the low 8 bytes unchanged;
+//	          other versions: the version nibble moved to the front, then
+//	          the low 8 bytes unchanged                 (UUIDType)
+//	timeuuid  version 1 only: the timestamp reordered, then the low 8
+//	          bytes with the top bit of each flipped    (TimeUUIDType)
+//	DESC      the ascending encoding with every byte inverted (ReversedType)
+//
+// Examples from ClusteringComparator's javadoc (OSS50 ends a clustering in
+// 38 where the javadoc, written for LEGACY, shows 40):
+//
+//	("A", 0005) text,int, clustering -> 40 41 00 40 80 00 00 05 38
+//	("A") exclusive start             -> 40 41 00 60
+//	bottom (no components, incl start) -> 20
 func AppendClustering(dst []byte, cols []Column, values [][]byte, kind PrefixKind) ([]byte, error) {
 	if len(values) > len(cols) {
 		return dst, &ValueError{Component: -1, Reason: strconv.Itoa(len(values)) + " components for " + strconv.Itoa(len(cols)) + " clustering columns"}
