@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -165,10 +166,13 @@ func buildPartition(tw *tableindex.Writer, rw *rowindex.Writer, pt rowstsv.Parti
 	return tw.FinishPartition(pt.EndPosition)
 }
 
-const rowsGetUsage = `usage: bti rows get --index Rows.db --entry POS --types T1,T2 [--reversed I,J] [--kind K] CLUSTERING...
+const rowsGetUsage = `usage: bti rows get --index Rows.db (--entry POS | --partitions Partitions.db --partitioner P --key KEYHEX)
+                    --types T1,T2 [--reversed I,J] [--kind K] CLUSTERING...
 
 Finds, in the row index of the partition whose entry is at POS (the value
-Partitions.db holds for its key), the block that may hold each clustering
+Partitions.db holds for its key; with --partitions and --key it is looked up
+there and confirmed against the key stored in the entry, as Cassandra does),
+the block that may hold each clustering
 (Cassandra's separatorFloor) and prints "CLUSTERING<TAB>OFFSET<TAB>OPEN_DELETION".
 A clustering is its components' serialized values in hex joined by ':'.
 Types: int, bigint, text, blob, uuid, timeuuid (and rows.tsv's int32, utf8);
@@ -182,7 +186,10 @@ if any did.
 func runRowsGet(args []string, stdout io.Writer) error {
 	fs := newFlags("rows get", rowsGetUsage)
 	index := fs.String("index", "", "Rows.db to read (required)")
-	entry := fs.Int64("entry", -1, "position of the partition's entry (required)")
+	entry := fs.Int64("entry", -1, "position of the partition's entry")
+	partsPath := fs.String("partitions", "", "Partitions.db to find --key's entry in")
+	part := fs.String("partitioner", "murmur3", "partitioner of --partitions: murmur3, random or byteordered")
+	keyHex := fs.String("key", "", "partition key (hex) to look up in --partitions")
 	types := fs.String("types", "", "clustering column types, comma-separated (required)")
 	reversed := fs.String("reversed", "-", "indexes of DESC columns, comma-separated, or -")
 	kindName := fs.String("kind", "clustering", "what the arguments are: clustering, incl-start, excl-start, incl-end or excl-end")
@@ -193,8 +200,11 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	if err := required(fs, "index", "types"); err != nil {
 		return err
 	}
-	if *entry < 0 {
-		return usagef("--entry is required (a position >= 0)")
+	if (*entry >= 0) == (*partsPath != "") {
+		return usagef("give either --entry (a position >= 0) or --partitions with --key")
+	}
+	if (*partsPath != "") != (*keyHex != "") {
+		return usagef("--partitions and --key go together")
 	}
 	if len(keys) == 0 {
 		return usagef("no clusterings to look up")
@@ -220,6 +230,15 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	data, err := os.ReadFile(*index)
 	if err != nil {
 		return err
+	}
+	if *partsPath != "" {
+		pp, err := parsePartitioner(*part)
+		if err != nil {
+			return err
+		}
+		if *entry, err = findRowEntry(data, *partsPath, pp, *keyHex); err != nil {
+			return err
+		}
 	}
 	p, err := rowindex.OpenPartition(data, *entry, cols)
 	if err != nil {
@@ -252,6 +271,45 @@ func runRowsGet(args []string, stdout io.Writer) error {
 		return &checkFailed{fmt.Sprintf("%d of %d clusterings lie past the last block", past, len(keys))}
 	}
 	return nil
+}
+
+// findRowEntry looks keyHex up in the partition index at partsPath and
+// returns its Rows.db entry position after checking that the entry holds
+// that key (a partition index hit is only a candidate). A key without a
+// row index, or not in the index, is a failed check (exit 1).
+func findRowEntry(rows []byte, partsPath string, p partitioner.Partitioner, keyHex string) (int64, error) {
+	key, err := hex.DecodeString(keyHex)
+	if err != nil {
+		return -1, usagef("--key %q is not hex: %v", keyHex, err)
+	}
+	ix, err := partitionindex.Open(partsPath, p)
+	if err != nil {
+		return -1, err
+	}
+	defer ix.Close()
+	rd, err := ix.OpenReader()
+	if err != nil {
+		return -1, err
+	}
+	defer rd.Close()
+	pos, ok, err := rd.Get(p.Decorate(key))
+	if err != nil {
+		return -1, fmt.Errorf("%s: %w", partsPath, err)
+	}
+	if !ok {
+		return -1, &checkFailed{fmt.Sprintf("key %s not found in %s", shortHex(key), partsPath)}
+	}
+	if pos < 0 {
+		return -1, &checkFailed{fmt.Sprintf("key %s has no row index: one block, at Data.db position %d", shortHex(key), ^pos)}
+	}
+	e, err := rowindex.ReadEntry(rows, pos)
+	if err != nil {
+		return -1, err
+	}
+	if !bytes.Equal(e.Key, key) {
+		return -1, &checkFailed{fmt.Sprintf("key %s not found: the candidate entry at %d is for key %s", shortHex(key), pos, shortHex(e.Key))}
+	}
+	return pos, nil
 }
 
 // parseColumns parses --types and --reversed.

@@ -91,6 +91,21 @@ func TestRowsGetAndErrors(t *testing.T) {
 	assert.Equal(t, "00000003\t2000\t5,6\n00000004\t3000\t-\n", r.stdout)
 	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
 
+	// By key, through a partition index written beside Rows.db.
+	parts := filepath.Join(dir, "Partitions.db")
+	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--partitions", parts, "--partitioner", "byteordered"))
+	byKey := func(key string) result {
+		return bti("rows", "get", "--index", out, "--partitions", parts, "--partitioner", "byteordered", "--key", key,
+			"--types", "int,text", "--reversed", "1", "00000003:62")
+	}
+	r = byKey("6b31")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003:62\t2000\t5,6\n", r.stdout)
+	r = byKey("6b30") // not in the index: the trie's candidate holds another key
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "key 6b30 not found")
+	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", "3", "--partitions", parts, "--key", "6b31", "--types", "int", "00"))
+
 	bad := filepath.Join(dir, "bad.tsv")
 	for _, tc := range []struct{ body, msg string }{
 		{strings.Replace(smallRows, "00000003:63\t00000003:61\t2000", "00000001:63\t00000003:61\t2000", 1), "blocks out of order or overlapping"},
@@ -112,7 +127,7 @@ func TestRowsGetAndErrors(t *testing.T) {
 		{[]string{"rows"}, "rows needs a subcommand"},
 		{[]string{"rows", "frob"}, `unknown rows subcommand "frob"`},
 		{[]string{"rows", "build", "--in", in}, "--out is required"},
-		{[]string{"rows", "get", "--index", out, "--types", "int", "00"}, "--entry is required"},
+		{[]string{"rows", "get", "--index", out, "--types", "int", "00"}, "give either --entry"},
 		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "float", "00"}, "unknown clustering type"},
 		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "int", "--reversed", "3", "00"}, "--reversed"},
 		{[]string{"rows", "dump", "--index", out}, "exactly one of --entry and --partitions"},
