@@ -1,6 +1,7 @@
 package rowindex_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -121,4 +122,36 @@ func resultValues(t *testing.T, result []byte) []int64 {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestWalkCatchesCrossPartitionPointer patches the golden multi-partition
+// file so that partition 7002's root points at a node of partition 7000's
+// trie (a valid node, at 7): the full-file reader follows it, Walk, which
+// reads each trie only between its neighbouring entries, reports it.
+func TestWalkCatchesCrossPartitionPointer(t *testing.T) {
+	var c golden.RowsCase
+	for _, rc := range golden.RowsCases(t) {
+		if rc.Name == "multi-partition" {
+			c = rc
+		}
+	}
+	if c.Name == "" {
+		t.Skip("golden case multi-partition not found")
+	}
+	data := c.RowsDB(t)
+	const root7002, entry7000, entry7002 = 201, 31, 217
+	if data[root7002] != 0x29 || data[root7002+2] != 0x02 {
+		t.Fatalf("unexpected root node % x", data[root7002:root7002+3])
+	}
+	bad := append([]byte(nil), data...)
+	bad[root7002+2] = root7002 - 7 // SINGLE_8's distance: child at 7
+	if _, err := rowindex.OpenPartition(bad, entry7002, nil); err != nil {
+		t.Fatalf("the full-file view should still open: %v", err)
+	}
+	err := rowindex.Walk(bad, []int64{entry7000, entry7002}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
+	var ce *rowindex.CorruptError
+	if !errors.As(err, &ce) || !errors.Is(err, rowindex.ErrCorrupt) || ce.Offset >= entry7002 {
+		t.Fatalf("walk: %v, want a CorruptError inside partition 7002's trie", err)
+	}
+	t.Log(err)
 }

@@ -37,11 +37,13 @@ func OpenPartition(data []byte, pos int64, cols []bytecomparable.Column) (*Parti
 	if err != nil {
 		return nil, err
 	}
-	return openTrie(data, e, cols)
+	return openTrie(trie.Source{File: data[:e.Position]}, e, cols)
 }
 
-func openTrie(data []byte, e Entry, cols []bytecomparable.Column) (*Partition, error) {
-	t, err := trie.New(trie.Source{File: data[:e.Position]}, e.Root)
+// openTrie opens e's trie over src: the file before the entry, or, for
+// Walk, only the window between the previous entry and this one.
+func openTrie(src trie.Source, e Entry, cols []bytecomparable.Column) (*Partition, error) {
+	t, err := trie.New(src, e.Root)
 	if err != nil {
 		return nil, wrapTrie(err, e.Root)
 	}
@@ -286,9 +288,11 @@ func Walk(data []byte, positions []int64, visit func(e Entry, blocks []IndexInfo
 		if e.Blocks < 2 {
 			return &CorruptError{Offset: pos, Reason: "indexed partition with " + strconv.Itoa(e.Blocks) + " blocks (the writer indexes only 2 or more)"}
 		}
-		// Only this partition's part of the file is readable, so a pointer
-		// into another partition's trie is caught as out of range.
-		p, err := openTrie(data[:e.Position], e, nil)
+		// Only this partition's part of the file is readable (a Source
+		// whose only segment is the window between the two entries), so a
+		// pointer into another partition's trie is caught as out of range.
+		window := trie.Source{Cutoff: prevEnd, Tail: data[prevEnd:e.Position:e.Position]}
+		p, err := openTrie(window, e, nil)
 		if err != nil {
 			return err
 		}
