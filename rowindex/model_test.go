@@ -49,7 +49,9 @@ type modelCase struct {
 func newModelCase(r *rand.Rand, cols []bytecomparable.Column, n int) modelCase {
 	prefix := bytes.Repeat([]byte("a long shared prefix/"), 15)
 	type row struct {
-		vals [][]byte
+		full [][]byte // a value per column
+		vals [][]byte // the prefix the row or marker has
+		kind bytecomparable.PrefixKind
 		enc  []byte
 	}
 	var rows []row
@@ -58,14 +60,20 @@ func newModelCase(r *rand.Rand, cols []bytecomparable.Column, n int) modelCase {
 		for j, c := range cols {
 			vals[j] = modelValue(r, c.Type, prefix)
 			if len(rows) > 0 && r.IntN(2) == 0 {
-				vals[j] = rows[r.IntN(len(rows))].vals[j]
+				vals[j] = rows[r.IntN(len(rows))].full[j]
 			}
 		}
-		enc, err := bytecomparable.AppendClustering(nil, cols, vals, bytecomparable.Clustering)
+		// One in five is a range tombstone marker: a bound or boundary,
+		// on a prefix of the columns.
+		kind, used := bytecomparable.Clustering, len(cols)
+		if r.IntN(5) == 0 {
+			kind, used = bytecomparable.PrefixKind(1+r.IntN(4)), r.IntN(len(cols)+1)
+		}
+		enc, err := bytecomparable.AppendClustering(nil, cols, vals[:used], kind)
 		if err != nil {
 			panic(err)
 		}
-		rows = append(rows, row{vals, enc})
+		rows = append(rows, row{vals, vals[:used], kind, enc})
 	}
 	slices.SortFunc(rows, func(a, b row) int { return bytes.Compare(a.enc, b.enc) })
 	rows = slices.CompactFunc(rows, func(a, b row) bool { return bytes.Equal(a.enc, b.enc) })
@@ -77,7 +85,8 @@ func newModelCase(r *rand.Rand, cols []bytecomparable.Column, n int) modelCase {
 		if r.IntN(4) == 0 {
 			del = rowindex.Deletion(r.Int64N(1<<60), r.Uint32())
 		}
-		mc.blocks = append(mc.blocks, rowindex.Block{First: rows[i].vals, Last: rows[j-1].vals, Offset: off, OpenDeletion: del})
+		mc.blocks = append(mc.blocks, rowindex.Block{First: rows[i].vals, Last: rows[j-1].vals,
+			FirstKind: rows[i].kind, LastKind: rows[j-1].kind, Offset: off, OpenDeletion: del})
 		mc.enc = append(mc.enc, [2][]byte{rows[i].enc, rows[j-1].enc})
 		off += 1 + r.Int64N(1<<uint(r.IntN(40)))
 		i = j
@@ -123,7 +132,8 @@ func buildModel(t *testing.T, mc modelCase, path rowindex.Path, pageSize int, le
 	w := rowindex.NewWriter(&out, rowindex.Options{Columns: mc.cols, Path: path, PageSize: pageSize})
 	// A one-block partition first moves the trie to an unaligned start.
 	for range lead {
-		if err := w.Add(rowindex.Block{First: mc.blocks[0].First, Last: mc.blocks[0].First}); err != nil {
+		b0 := mc.blocks[0]
+		if err := w.Add(rowindex.Block{First: b0.First, FirstKind: b0.FirstKind, Last: b0.First, LastKind: b0.FirstKind}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.FinishPartition([]byte("lead"), 0, 1, rowindex.Live); err != nil {
@@ -146,7 +156,8 @@ func buildModel(t *testing.T, mc modelCase, path rowindex.Path, pageSize int, le
 }
 
 // TestModel builds row indexes of random clusterings of every type, alone
-// and composite, ASC and DESC, on both paths and two page sizes, and
+// and composite, ASC and DESC, with range tombstone bounds among them, on
+// both paths and two page sizes, and
 // checks every lookup and iteration against sorted slices of the model's
 // separators.
 func TestModel(t *testing.T) {
@@ -272,10 +283,11 @@ func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
 		}
 		// Every stored clustering finds its own block.
 		for k, b := range mc.blocks {
-			for _, cl := range [][][]byte{b.First, b.Last} {
-				if got, _, err := rd.Floor(cl, bytecomparable.Clustering); err != nil || got != info(k) {
-					t.Fatalf("floor of block %d's clustering: %+v %v", k, got, err)
-				}
+			if got, _, err := rd.Floor(b.First, b.FirstKind); err != nil || got != info(k) {
+				t.Fatalf("floor of block %d's first clustering: %+v %v", k, got, err)
+			}
+			if got, _, err := rd.Floor(b.Last, b.LastKind); err != nil || got != info(k) {
+				t.Fatalf("floor of block %d's last clustering: %+v %v", k, got, err)
 			}
 		}
 		if err := rowindex.Walk(db, []int64{res.Value}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil }); err != nil {

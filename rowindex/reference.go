@@ -8,8 +8,9 @@ import (
 // clustering as values (deep copies) and the last separator handed to the
 // trie (fresh memory, which the trie may keep reading).
 type refState struct {
-	prevLast [][]byte
-	prevSep  []byte
+	prevLast     [][]byte
+	prevLastKind bytecomparable.PrefixKind
+	prevSep      []byte
 }
 
 // addReference does addScratch's job the straightforward way: fresh
@@ -17,17 +18,17 @@ type refState struct {
 // ByteSource.separatorGt streams it.
 func (w *Writer) addReference(b Block) error {
 	cols := w.opts.Columns
-	first, err := bytecomparable.AppendClustering(nil, cols, b.First, bytecomparable.Clustering)
+	first, err := bytecomparable.AppendClustering(nil, cols, b.First, b.FirstKind)
 	if err != nil {
 		return w.encodeError("first", err)
 	}
-	last, err := bytecomparable.AppendClustering(nil, cols, b.Last, bytecomparable.Clustering)
+	last, err := bytecomparable.AppendClustering(nil, cols, b.Last, b.LastKind)
 	if err != nil {
 		return w.encodeError("last", err)
 	}
 	var prevMax []byte
 	if w.count > 0 {
-		prevMax, _ = bytecomparable.AppendClustering(nil, cols, w.ref.prevLast, bytecomparable.Clustering)
+		prevMax, _ = bytecomparable.AppendClustering(nil, cols, w.ref.prevLast, w.ref.prevLastKind)
 	}
 	if err := w.orderError(prevMax, first, last); err != nil {
 		return err
@@ -42,6 +43,7 @@ func (w *Writer) addReference(b Block) error {
 	}
 	w.ref.prevSep = sep
 	w.ref.prevLast = cloneValues(b.Last)
+	w.ref.prevLastKind = b.LastKind
 	w.count++
 	w.lastOffset = b.Offset
 	return nil
@@ -76,7 +78,7 @@ func streamByte(b []byte, i int) int {
 // the first difference between the last clustering and the last separator,
 // then RowIndexWriter.nudge run as a stream.
 func (w *Writer) refEndKey() []byte {
-	max, _ := bytecomparable.AppendClustering(nil, w.opts.Columns, w.ref.prevLast, bytecomparable.Clustering)
+	max, _ := bytecomparable.AppendClustering(nil, w.opts.Columns, w.ref.prevLast, w.ref.prevLastKind)
 	i := 0
 	for streamByte(max, i) == streamByte(w.ref.prevSep, i) && streamByte(max, i) >= 0 {
 		i++

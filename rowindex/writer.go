@@ -59,10 +59,18 @@ type Options struct {
 // Block is one index block of a partition: its first and last clustering
 // (serialized values, one per clustering column), its offset relative to
 // the partition's start in Data.db, and the range tombstone open before it.
+//
+// A block may also start or end with a range tombstone marker, whose
+// clustering is a bound or boundary, possibly of fewer components: its
+// kind goes in FirstKind or LastKind (the zero value, Clustering, is a
+// row). Boundaries encode as the bound of the same terminator
+// (ExclusiveEnd for an exclusive-end-inclusive-start boundary,
+// InclusiveEnd for the other).
 type Block struct {
-	First, Last  [][]byte
-	Offset       int64
-	OpenDeletion DeletionTime
+	First, Last         [][]byte
+	FirstKind, LastKind bytecomparable.PrefixKind
+	Offset              int64
+	OpenDeletion        DeletionTime
 }
 
 // Result is what a finished partition adds to the partition index.
@@ -269,12 +277,12 @@ func (w *Writer) orderError(prevMax, first, last []byte) error {
 // next Add, by which time the ring has made it Previous, not yet reused.
 func (w *Writer) addScratch(b Block) error {
 	cols := w.opts.Columns
-	first, err := bytecomparable.AppendClustering(w.first[:0], cols, b.First, bytecomparable.Clustering)
+	first, err := bytecomparable.AppendClustering(w.first[:0], cols, b.First, b.FirstKind)
 	if err != nil {
 		return w.encodeError("first", err)
 	}
 	w.first = first
-	last, err := bytecomparable.AppendClustering(w.keys.Scratch(), cols, b.Last, bytecomparable.Clustering)
+	last, err := bytecomparable.AppendClustering(w.keys.Scratch(), cols, b.Last, b.LastKind)
 	if err != nil {
 		return w.encodeError("last", err)
 	}
@@ -289,8 +297,9 @@ func (w *Writer) addScratch(b Block) error {
 			return err
 		}
 	} else {
-		// Clusterings are prefix-free (each ends in its terminator), so
-		// prevMax < first differ at some d < len(prevMax).
+		// Clustering prefixes of every kind are prefix-free (each ends in a
+		// terminator where any longer one has a separator or another
+		// terminator), so prevMax < first differ at some d < len(prevMax).
 		d := bytecomparable.DiffPoint(prevMax, first) - 1
 		orig := prevMax[d]
 		prevMax[d]++
