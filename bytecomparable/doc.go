@@ -94,4 +94,9 @@
 // Cassandra's ByteComparable.diffPoint, which is 1-based: one plus the length
 // of the common prefix (L+1 for two equal strings of length L). A cut is
 // simply a re-slice, enc[:n]; Cut clamps n to the length.
+//
+// # Clusterings
+//
+// The row index (Rows.db) keys on clustering prefixes; AppendClustering
+// documents their encoding and DecodeClustering undoes it.
 package bytecomparable

@@ -50,6 +50,11 @@ func (e *KeyOrderError) Is(target error) bool { return target == ErrKeyOrder }
 type Options struct {
 	// PageSize is the page the layout packs nodes into; 0 means 4096.
 	PageSize int
+	// StartPosition is the sink's position in its file when the trie
+	// starts. Pages are aligned to the file and positions (Position, the
+	// root) are file positions, as when Cassandra writes one row index
+	// trie after another into Rows.db. 0 for a file of its own.
+	StartPosition int64
 }
 
 // node is a trie node that has not been written yet, or a written child
@@ -131,7 +136,7 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer that writes to sink, whose current position is
-// taken to be 0.
+// opts.StartPosition (0 by default).
 func NewWriter(sink io.Writer, opts Options) *Writer {
 	w := &Writer{}
 	w.Reset(sink, opts)
@@ -146,7 +151,7 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	if opts.PageSize > 0 {
 		w.pageSize = int64(opts.PageSize)
 	}
-	w.flushed = 0
+	w.flushed = opts.StartPosition
 	w.out = w.out[:0]
 	w.free = w.free[:0]
 	w.bigFree = w.bigFree[:0]

@@ -17,7 +17,7 @@ import (
 func main() {
 	// A benchmark fork child re-executes this binary with the parent's
 	// arguments; it must run its benchmark before anything else happens.
-	if jmhstyle.MaybeRunFork(forkBenchmarks(os.Args[1:])) {
+	if jmhstyle.MaybeRunFork(append(forkBenchmarks(os.Args[1:]), forkRowsBenchmarks(os.Args[1:])...)) {
 		return
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -39,6 +39,7 @@ func commands() []command {
 		{"dump", "print the footer, statistics and nodes of Partitions.db", runDump},
 		{"bench", "run JMH-style benchmarks of building and lookups", runBench},
 		{"demo", "generate 1M keys, build with both paths, compare and verify", runDemo},
+		{"rows", "build, read and dump the row index (Rows.db)", runRows},
 	}
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/golden"
+)
+
+// TestRowsBuildGolden runs "bti rows build" on every golden-rows case, on
+// both paths, and compares Rows.db and RESULT with Cassandra's (as cmp
+// would); the Partitions.db it writes beside them is dumped back to the
+// same entries.
+func TestRowsBuildGolden(t *testing.T) {
+	for _, c := range golden.RowsCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, res, parts := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT"), filepath.Join(dir, "Partitions.db")
+			for _, path := range []string{"scratch", "reference"} {
+				r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
+					"--partitions", parts, "--partitioner", "byteordered", "--path", path)
+				requireCode(t, 0, r)
+				assert.True(t, bytes.Equal(c.RowsDB(t), readFile(t, out)), "%s: Rows.db differs", path)
+				assert.Equal(t, string(c.Result(t)), string(readFile(t, res)), path)
+			}
+			r := bti("rows", "dump", "--index", out, "--partitions", parts, "--partitioner", "byteordered")
+			requireCode(t, 0, r)
+			indexed := 0
+			for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
+				if f := strings.Fields(line); len(f) == 4 && !strings.HasPrefix(f[1], "-") {
+					indexed++
+					assert.Contains(t, r.stdout, "entry "+f[1]+" key "+f[0]+" ")
+				}
+			}
+			assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+const smallRows = `# types: int32,utf8
+# reversed: 1
+partition	6b31	100	5000	-
+00000001:61	00000002:62	10	-
+00000003:63	00000003:61	2000	5,6
+00000004:	00000005:7a	3000	-
+`
+
+func TestRowsGetAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rows.tsv")
+	writeFile(t, in, smallRows)
+	out := filepath.Join(dir, "Rows.db")
+	res := filepath.Join(dir, "RESULT")
+	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--result", res))
+	fields := strings.Fields(strings.Split(string(readFile(t, res)), "\n")[1])
+	require.Len(t, fields, 4)
+	entry, err := strconv.ParseInt(fields[1], 10, 64)
+	require.NoError(t, err)
+	r := bti("rows", "dump", "--index", out, "--entry", "0")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "partition entry at 0")
+	requireCode(t, 0, bti("rows", "dump", "--index", out, "--entry", fields[1]))
+	r = bti("rows", "get", "--index", out, "--entry", strconv.FormatInt(entry, 10), "--types", "int,text", "--reversed", "1",
+		"00000001:61", "00000003:62", "00000003:61", "00000004:", "00000009:")
+	requireCode(t, 1, r)
+	assert.Equal(t, "00000001:61\t10\t-\n00000003:62\t2000\t5,6\n00000003:61\t2000\t5,6\n00000004:\t3000\t-\n00000009:\tpast the end\t5000\n", r.stdout)
+	assert.Contains(t, r.stderr, "1 of 5 clusterings lie past the last block")
+
+	// Bounds on the first component: the rows from (3, *) on start in block 1
+	// (block 0 ends at (2, b)); those up to (3, *) end in block 1, up to
+	// (4, *) in block 2.
+	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003\t2000\t5,6\n", r.stdout)
+	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003\t2000\t5,6\n00000004\t3000\t-\n", r.stdout)
+	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
+
+	// By key, through a partition index written beside Rows.db.
+	parts := filepath.Join(dir, "Partitions.db")
+	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--partitions", parts, "--partitioner", "byteordered"))
+	byKey := func(key string) result {
+		return bti("rows", "get", "--index", out, "--partitions", parts, "--partitioner", "byteordered", "--key", key,
+			"--types", "int,text", "--reversed", "1", "00000003:62")
+	}
+	r = byKey("6b31")
+	requireCode(t, 0, r)
+	assert.Equal(t, "00000003:62\t2000\t5,6\n", r.stdout)
+	r = byKey("6b30") // not in the index: the trie's candidate holds another key
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "key 6b30 not found")
+	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", "3", "--partitions", parts, "--key", "6b31", "--types", "int", "00"))
+
+	bad := filepath.Join(dir, "bad.tsv")
+	for _, tc := range []struct{ body, msg string }{
+		{strings.Replace(smallRows, "00000003:63\t00000003:61\t2000", "00000001:63\t00000003:61\t2000", 1), "blocks out of order or overlapping"},
+		{strings.Replace(smallRows, "2000", "5", 1), "not after the previous block's 10"},
+		{strings.Replace(smallRows, "00000004:", "0004:", 1), "clustering component 0 (int): value has 2 bytes"},
+		{strings.Replace(smallRows, "00000004:", "zz", 1), "line 6: bad first clustering"},
+		{strings.Replace(smallRows, "5,6", "-5,6", 1), "negative markedForDeleteAt"},
+	} {
+		writeFile(t, bad, tc.body)
+		r := bti("rows", "build", "--in", bad, "--out", filepath.Join(dir, "bad.db"))
+		requireCode(t, 2, r, tc.msg)
+		assert.Contains(t, r.stderr, tc.msg)
+		assert.NoFileExists(t, filepath.Join(dir, "bad.db"))
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"rows"}, "rows needs a subcommand"},
+		{[]string{"rows", "frob"}, `unknown rows subcommand "frob"`},
+		{[]string{"rows", "build", "--in", in}, "--out is required"},
+		{[]string{"rows", "get", "--index", out, "--types", "int", "00"}, "give either --entry"},
+		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "float", "00"}, "unknown clustering type"},
+		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "int", "--reversed", "3", "00"}, "--reversed"},
+		{[]string{"rows", "dump", "--index", out}, "exactly one of --entry and --partitions"},
+	} {
+		r := bti(tc.args...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.msg)
+	}
+}
+
+func TestRowsBench(t *testing.T) {
+	r := bti("rows", "bench", "--forks", "0", "--blocks", "100", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "csv")
+	requireCode(t, 0, r)
+	for _, name := range []string{"rows-build", "rows-lookup"} {
+		assert.Equal(t, 2, strings.Count(r.stdout, name), r.stdout)
+	}
+	r = bti("rows", "bench", "--blocks", "1")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "--blocks 1")
+}

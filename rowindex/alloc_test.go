@@ -1,0 +1,98 @@
+package rowindex_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/rowgen"
+	"github.com/bti-go/bti/rowindex"
+)
+
+// wideBlocks is the wide-partition workload of the tests and benchmarks.
+func wideBlocks(n int) ([]bytecomparable.Column, []rowindex.Block) { return rowgen.Wide(n) }
+
+func TestAllocsWarmAdd(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	cols, blocks := wideBlocks(2000)
+	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})
+	// Warm up: one whole partition grows every buffer.
+	for _, b := range blocks {
+		if err := w.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.FinishPartition([]byte("k"), 0, 1<<40, rowindex.Live); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := w.Add(blocks[i]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("warm Add: %v allocs per block, want 0", allocs)
+	}
+}
+
+func TestAllocsLookup(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	cols, blocks := wideBlocks(2000)
+	var out bytes.Buffer
+	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
+	for _, b := range blocks {
+		if err := w.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.FinishPartition([]byte("k"), 0, 1<<40, rowindex.Live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := rowindex.OpenPartition(out.Bytes(), res.Value, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.NewReader()
+	keys := make([][]byte, len(blocks))
+	for i, b := range blocks {
+		keys[i], _ = bytecomparable.AppendClustering(nil, cols, b.Last, bytecomparable.Clustering)
+	}
+	run := func(name string, f func(i int)) {
+		f(0) // warm-up
+		i := 0
+		if allocs := testing.AllocsPerRun(200, func() { f(i % len(blocks)); i += 7 }); allocs != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, allocs)
+		}
+	}
+	run("SeparatorFloor", func(i int) {
+		if info, ok, err := r.SeparatorFloor(keys[i]); err != nil || !ok || info.Offset != blocks[i].Offset {
+			t.Fatalf("floor %d: %+v %v", i, info, err)
+		}
+	})
+	run("Floor by value", func(i int) {
+		if info, _, err := r.Floor(blocks[i].First, bytecomparable.Clustering); err != nil || info.Offset != blocks[i].Offset {
+			t.Fatalf("floor %d: %+v %v", i, info, err)
+		}
+	})
+	run("Forward, 3 blocks", func(i int) {
+		n := 0
+		for r.Forward(keys[i]); n < 3 && r.Next(); n++ {
+		}
+	})
+	run("Reverse, 3 blocks", func(i int) {
+		n := 0
+		for r.Reverse(keys[i]); n < 3 && r.Next(); n++ {
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package rowindex
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+var (
+	// ErrBlockOrder: a block's first clustering is not after the previous
+	// block's last one (blocks out of order or overlapping), or a block's
+	// first clustering is after its last.
+	ErrBlockOrder = errors.New("rowindex: index blocks out of order")
+	// ErrOffset: a block offset that is negative, not increasing, or an end
+	// position not after the last block.
+	ErrOffset = errors.New("rowindex: bad block offset")
+	// ErrDeletion: a deletion time the format cannot store (negative
+	// markedForDeleteAt).
+	ErrDeletion = errors.New("rowindex: bad deletion time")
+	// ErrNoBlocks: Complete on a partition without blocks.
+	ErrNoBlocks = errors.New("rowindex: partition has no index blocks")
+	// ErrCompleted: Add or Complete after the partition's trie was completed
+	// (call Reset to start the next partition).
+	ErrCompleted = errors.New("rowindex: partition already completed")
+	// ErrKey: a partition key longer than 65535 bytes.
+	ErrKey = errors.New("rowindex: partition key too long")
+	// ErrCorrupt is matched by every *CorruptError.
+	ErrCorrupt = errors.New("rowindex: corrupt row index")
+)
+
+// BlockError reports a block the writer refused. It matches its Err
+// (ErrBlockOrder, ErrOffset, ErrDeletion, or bytecomparable.ErrValue for a
+// clustering that does not fit the columns) with errors.Is.
+type BlockError struct {
+	Err    error
+	Block  int    // index of the refused block in its partition
+	Reason string // details
+}
+
+func (e *BlockError) Error() string {
+	return "rowindex: block " + strconv.Itoa(e.Block) + ": " + e.Reason
+}
+
+func (e *BlockError) Unwrap() error { return e.Err }
+
+// CorruptError reports bytes that are not a valid row index.
+type CorruptError struct {
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("rowindex: corrupt at offset %d: %s", e.Offset, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }

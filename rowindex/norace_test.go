@@ -1,0 +1,5 @@
+//go:build !race
+
+package rowindex_test
+
+const raceEnabled = false

@@ -1,0 +1,162 @@
+// Package tableindex writes the two index files of a BTI sstable side by
+// side, as Cassandra's BtiTableWriter.IndexWriter does: Rows.db (the row
+// index of every partition with more than one index block, followed by its
+// entry) and Partitions.db (each partition key with the position of its
+// Rows.db entry, or ^its Data.db position when it has no row index).
+package tableindex
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+	"github.com/bti-go/bti/rowindex"
+)
+
+// Options configures a Writer.
+type Options struct {
+	Partitioner partitioner.Partitioner
+	Columns     []bytecomparable.Column // the table's clustering columns
+	// Path selects both indexes' path: scratch or reference (same bytes).
+	Path rowindex.Path
+	// PageSize is for tests only (0: Cassandra's 4096).
+	PageSize int
+}
+
+var (
+	// ErrKeyOrder: a partition key that does not sort after the previous one
+	// under the partitioner.
+	ErrKeyOrder = errors.New("tableindex: partition keys out of order")
+	// ErrState: calls out of sequence (a block before StartPartition, a
+	// partition started before the previous one finished, …).
+	ErrState = errors.New("tableindex: call out of sequence")
+)
+
+// KeyError reports a refused partition key.
+type KeyError struct {
+	Key, Prev []byte
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("tableindex: partition key %x does not sort after the previous key %x", e.Key, e.Prev)
+}
+
+// Unwrap makes errors.Is(err, ErrKeyOrder) true.
+func (e *KeyError) Unwrap() error { return ErrKeyOrder }
+
+// Writer is driven per partition by an sstable writer:
+//
+//	w.StartPartition(key, dataPos, deletion)
+//	w.AddBlock(block) …            // the partition's index blocks in order
+//	res, err := w.FinishPartition(endPos)
+//	…
+//	w.Complete()
+//
+// Every call that fails leaves the Writer as it was, so it may be retried;
+// FinishPartition in particular may be retried after a write error.
+type Writer struct {
+	opts  Options
+	rows  *rowindex.Writer
+	parts *partitionindex.Builder
+
+	inPartition bool
+	key         []byte // the current partition's key (a copy)
+	dataPos     int64
+	deletion    rowindex.DeletionTime
+	prevKey     []byte // the last key accepted, for the order check
+	hasPrev     bool
+	// pending is a finished partition whose Rows.db part is written but
+	// whose partition index entry is not yet added (that write failed).
+	pending    rowindex.Result
+	hasPending bool
+	completed  bool
+}
+
+// NewWriter returns a Writer writing Partitions.db to partitions and
+// Rows.db to rows, both from position 0.
+func NewWriter(partitions, rows io.Writer, opts Options) *Writer {
+	path := partitionindex.PathScratch
+	if opts.Path == rowindex.PathReference {
+		path = partitionindex.PathReference
+	}
+	return &Writer{
+		opts:  opts,
+		rows:  rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}),
+		parts: partitionindex.NewBuilder(partitions, partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}),
+	}
+}
+
+// StartPartition begins a partition: its key, its position in Data.db and
+// its partition-level deletion. Keys must come in the partitioner's order.
+func (w *Writer) StartPartition(key []byte, dataPos int64, deletion rowindex.DeletionTime) error {
+	if w.completed || w.inPartition || w.hasPending {
+		return fmt.Errorf("%w: StartPartition while a partition is open or unfinished, or after Complete", ErrState)
+	}
+	if w.hasPrev {
+		p := w.opts.Partitioner
+		if partitioner.Compare(p.Decorate(w.prevKey), p.Decorate(key)) >= 0 {
+			return &KeyError{Key: bytes.Clone(key), Prev: bytes.Clone(w.prevKey)}
+		}
+	}
+	if dataPos < 0 {
+		return fmt.Errorf("%w: negative data position %d", rowindex.ErrOffset, dataPos)
+	}
+	w.key = append(w.key[:0], key...)
+	w.dataPos = dataPos
+	w.deletion = deletion
+	w.inPartition = true
+	return nil
+}
+
+// AddBlock adds the current partition's next index block.
+func (w *Writer) AddBlock(b rowindex.Block) error {
+	if !w.inPartition {
+		return fmt.Errorf("%w: AddBlock outside a partition", ErrState)
+	}
+	return w.rows.Add(b)
+}
+
+// FinishPartition ends the current partition at endPos (relative to its
+// start): with more than one block its row index and entry go to Rows.db
+// and the partition index gets the entry's position, otherwise the
+// partition index gets ^dataPos. It returns what was stored.
+func (w *Writer) FinishPartition(endPos int64) (rowindex.Result, error) {
+	if !w.hasPending {
+		if !w.inPartition {
+			return rowindex.Result{}, fmt.Errorf("%w: FinishPartition outside a partition", ErrState)
+		}
+		res, err := w.rows.FinishPartition(w.key, w.dataPos, endPos, w.deletion)
+		if err != nil {
+			return rowindex.Result{}, err
+		}
+		w.pending, w.hasPending, w.inPartition = res, true, false
+	}
+	if err := w.parts.Add(w.key, w.pending.Value); err != nil {
+		return rowindex.Result{}, err
+	}
+	w.prevKey = append(w.prevKey[:0], w.key...)
+	w.hasPrev = true
+	w.hasPending = false
+	return w.pending, nil
+}
+
+// Complete finishes both files: Rows.db is flushed, Partitions.db completed
+// with its footer. It returns the partition index root. A failed Complete
+// may be called again.
+func (w *Writer) Complete() (int64, error) {
+	if w.inPartition || w.hasPending {
+		return -1, fmt.Errorf("%w: Complete with an unfinished partition", ErrState)
+	}
+	w.completed = true
+	if err := w.rows.Flush(); err != nil {
+		return -1, err
+	}
+	return w.parts.Complete()
+}
+
+// RowsPosition returns the current Rows.db position.
+func (w *Writer) RowsPosition() int64 { return w.rows.Position() }

@@ -1,0 +1,112 @@
+package tableindex_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/rowstsv"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+	"github.com/bti-go/bti/rowindex"
+	"github.com/bti-go/bti/tableindex"
+)
+
+// TestGoldenBothIndexes drives the writer per partition over every golden
+// case (ByteOrdered, the order the cases' keys are in) on both paths: its
+// Rows.db and RESULT equal Cassandra's, and the Partitions.db written beside
+// it maps every key to its RESULT value.
+func TestGoldenBothIndexes(t *testing.T) {
+	for _, c := range golden.RowsCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			f, err := rowstsv.ReadFile(c.InputPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+				var parts, rows bytes.Buffer
+				w := tableindex.NewWriter(&parts, &rows, tableindex.Options{Partitioner: partitioner.ByteOrdered, Columns: f.Columns, Path: path})
+				var lines []rowstsv.ResultLine
+				for _, p := range f.Partitions {
+					if err := w.StartPartition(p.Key, p.DataPosition, p.Deletion); err != nil {
+						t.Fatal(err)
+					}
+					for _, b := range p.Blocks {
+						if err := w.AddBlock(b); err != nil {
+							t.Fatal(err)
+						}
+					}
+					res, err := w.FinishPartition(p.EndPosition)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lines = append(lines, rowstsv.ResultLine{Key: p.Key, Value: res.Value, Root: res.Root, Blocks: res.Blocks})
+				}
+				if _, err := w.Complete(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(rows.Bytes(), c.RowsDB(t)) {
+					t.Errorf("%s: Rows.db differs from Cassandra's", path)
+				}
+				var result bytes.Buffer
+				_ = rowstsv.WriteResult(&result, lines)
+				if !bytes.Equal(result.Bytes(), c.Result(t)) {
+					t.Errorf("%s: RESULT differs:\n%s", path, result.Bytes())
+				}
+				ix, err := partitionindex.NewIndex(parts.Bytes(), partitioner.ByteOrdered)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := ix.OpenReader()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range lines {
+					pos, ok, err := r.Get(partitioner.ByteOrdered.Decorate(l.Key))
+					if err != nil || !ok || pos != l.Value {
+						t.Errorf("%s: Partitions.db gives %x -> %d ok=%v err=%v, want %d", path, l.Key, pos, ok, err, l.Value)
+					}
+				}
+				r.Close()
+			}
+		})
+	}
+}
+
+// TestSequenceAndOrder checks the calls an sstable writer can get wrong:
+// each is refused with a typed error and changes nothing.
+func TestSequenceAndOrder(t *testing.T) {
+	var parts, rows bytes.Buffer
+	w := tableindex.NewWriter(&parts, &rows, tableindex.Options{Partitioner: partitioner.ByteOrdered})
+	if err := w.AddBlock(rowindex.Block{}); !errors.Is(err, tableindex.ErrState) {
+		t.Errorf("AddBlock before StartPartition: %v", err)
+	}
+	if _, err := w.FinishPartition(10); !errors.Is(err, tableindex.ErrState) {
+		t.Errorf("FinishPartition before StartPartition: %v", err)
+	}
+	if err := w.StartPartition([]byte("b"), 0, rowindex.Live); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StartPartition([]byte("c"), 0, rowindex.Live); !errors.Is(err, tableindex.ErrState) {
+		t.Errorf("StartPartition inside a partition: %v", err)
+	}
+	if _, err := w.Complete(); !errors.Is(err, tableindex.ErrState) {
+		t.Errorf("Complete inside a partition: %v", err)
+	}
+	if err := w.AddBlock(rowindex.Block{Offset: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := w.FinishPartition(10); err != nil || res.Value != ^int64(0) {
+		t.Fatalf("one-block partition: %+v, %v", res, err)
+	}
+	for _, k := range []string{"a", "b"} {
+		var ke *tableindex.KeyError
+		if err := w.StartPartition([]byte(k), 20, rowindex.Live); !errors.As(err, &ke) || !errors.Is(err, tableindex.ErrKeyOrder) {
+			t.Errorf("key %q after \"b\": %v", k, err)
+		}
+	}
+	if err := w.StartPartition([]byte("c"), 20, rowindex.Live); err != nil {
+		t.Fatalf("key after refusals: %v", err)
+	}
+}
