@@ -229,3 +229,58 @@ func plainErr(err error) error {
 	}
 	return err
 }
+
+// createOutputs opens several --out style paths for one command, in order;
+// an empty path gives a nil entry. Besides createOutput's checks it refuses
+// two flags that name the same file (also through links) and at most one
+// may be standard output, so no output can overwrite another. On error
+// every output opened so far is aborted.
+func createOutputs(stdout io.Writer, inputs []string, paths ...string) ([]*output, error) {
+	outs := make([]*output, len(paths))
+	fail := func(err error) ([]*output, error) {
+		for _, o := range outs {
+			if o != nil {
+				o.abort()
+			}
+		}
+		return nil, err
+	}
+	for i, path := range paths {
+		if path == "" {
+			continue
+		}
+		for _, prev := range paths[:i] {
+			if prev != "" && sameOutput(prev, path) {
+				return fail(fmt.Errorf("cannot write %s: %s names the same file", path, prev))
+			}
+		}
+		o, err := createOutput(path, stdout, inputs...)
+		if err != nil {
+			return fail(err)
+		}
+		outs[i] = o
+	}
+	return outs, nil
+}
+
+// sameOutput reports whether two output paths are one destination: both
+// standard output, or both existing and the same file.
+func sameOutput(a, b string) bool {
+	if a == "-" || b == "-" {
+		return a == b
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// writeAndCommit writes data to o and commits it.
+func writeAndCommit(o *output, data []byte) error {
+	if _, err := o.Write(data); err != nil {
+		return err
+	}
+	return o.commit()
+}

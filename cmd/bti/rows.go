@@ -92,29 +92,43 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every output is opened before the work, so a refused one (a
+	// directory, the input itself, two flags naming one file) fails before
+	// anything is built; each is committed only after the build succeeded.
+	outs, err := createOutputs(stdout, []string{*in}, *out, *partsPath, *resultPath)
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if o != nil {
+			defer o.abort()
+		}
+	}
+	rowsOut, partsOut, resultOut := outs[0], outs[1], outs[2]
+
 	f, err := rowstsv.ReadFile(*in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
 	var rows, parts bytes.Buffer
-	lines, err := buildRows(f, &rows, &parts, *partsPath != "", tableindex.Options{Partitioner: p, Columns: f.Columns, Path: path})
+	lines, err := buildRows(f, &rows, &parts, partsOut != nil, tableindex.Options{Partitioner: p, Columns: f.Columns, Path: path})
 	if err != nil {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
-	if err := writeFileAtomic(*out, rows.Bytes()); err != nil {
+	if err := writeAndCommit(rowsOut, rows.Bytes()); err != nil {
 		return err
 	}
-	if *partsPath != "" {
-		if err := writeFileAtomic(*partsPath, parts.Bytes()); err != nil {
+	if partsOut != nil {
+		if err := writeAndCommit(partsOut, parts.Bytes()); err != nil {
 			return err
 		}
 	}
-	if *resultPath != "" {
+	if resultOut != nil {
 		var rb bytes.Buffer
 		if err := rowstsv.WriteResult(&rb, lines); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(*resultPath, rb.Bytes()); err != nil {
+		if err := writeAndCommit(resultOut, rb.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -27,8 +27,8 @@ func TestRowsBuildGolden(t *testing.T) {
 				r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
 					"--partitions", parts, "--partitioner", "byteordered", "--path", path)
 				requireCode(t, 0, r)
-				assert.True(t, bytes.Equal(c.RowsDB(t), readFile(t, out)), "%s: Rows.db differs", path)
-				assert.Equal(t, string(c.Result(t)), string(readFile(t, res)), path)
+				assert.True(t, bytes.Equal(c.RowsDB(t), readBytes(t, out)), "%s: Rows.db differs", path)
+				assert.Equal(t, string(c.Result(t)), string(readBytes(t, res)), path)
 			}
 			r := bti("rows", "dump", "--index", out, "--partitions", parts, "--partitioner", "byteordered")
 			requireCode(t, 0, r)
@@ -44,7 +44,7 @@ func TestRowsBuildGolden(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readBytes(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestRowsGetAndErrors(t *testing.T) {
 	out := filepath.Join(dir, "Rows.db")
 	res := filepath.Join(dir, "RESULT")
 	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--result", res))
-	fields := strings.Fields(strings.Split(string(readFile(t, res)), "\n")[1])
+	fields := strings.Fields(strings.Split(string(readBytes(t, res)), "\n")[1])
 	require.Len(t, fields, 4)
 	entry, err := strconv.ParseInt(fields[1], 10, 64)
 	require.NoError(t, err)
@@ -147,4 +147,32 @@ func TestRowsBench(t *testing.T) {
 	r = bti("rows", "bench", "--blocks", "1")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "--blocks 1")
+}
+
+// TestRowsBuildOutputs: rows build writes up to three files through the
+// same output rules as build; an output that is the input, or two flags
+// naming one file, is refused (exit 2) before anything is written.
+func TestRowsBuildOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rows.tsv")
+	writeFile(t, in, smallRows)
+	out, res := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT")
+
+	r := bti("rows", "build", "--in", in, "--out", in)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "it is the input")
+	assert.Equal(t, smallRows, string(readBytes(t, in)), "the input must be untouched")
+
+	r = bti("rows", "build", "--in", in, "--out", out, "--result", out)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "names the same file")
+	assert.Equal(t, []string{"rows.tsv"}, listDir(t, dir), "nothing may be written")
+
+	r = bti("rows", "build", "--in", in, "--out", filepath.Join(dir, "missing", "Rows.db"), "--result", res)
+	requireCode(t, 2, r)
+	assert.Equal(t, []string{"rows.tsv"}, listDir(t, dir), "a refused output leaves no other file behind")
+
+	r = bti("rows", "build", "--in", in, "--out", out, "--result", res)
+	requireCode(t, 0, r)
+	assert.Equal(t, []string{"RESULT", "Rows.db", "rows.tsv"}, listDir(t, dir))
 }
