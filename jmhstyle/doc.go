@@ -41,7 +41,19 @@
 // # Output
 //
 // WriteText prints JMH's summary table, WriteCSV its CSV layout, WriteJSON
-// a JSON array, and WriteBenchfmt Go benchmark lines for benchstat.
+// a JSON document, and WriteBenchfmt Go benchmark lines for benchstat,
+// named as the equivalent go test benchmarks are (BenchName).
+//
+// # Provenance
+//
+// CollectProvenance records what produced the numbers: module path, VCS
+// revision and dirty flag (from the binary's build info, or from git in the
+// working directory for go run and go test binaries, which carry no VCS
+// stamp; RevisionSource says which), Go version, GOOS/GOARCH, CPU model,
+// GOMAXPROCS and the exact command line. WriteJSON and WriteBenchfmt
+// include it; WriteProvenance appends it to a text report. ProcessOrder
+// lists the processes in the order they ran, and Benchmark.Info lets a
+// benchmark report what it ran on (seeds, input digests, peak memory).
 //
 // Only JMH's average-time mode is implemented.
 package jmhstyle

@@ -230,13 +230,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := s.failures(); err != nil {
 		return err
 	}
+	prov := jmhstyle.CollectProvenance()
 	switch o.format {
 	case "json":
-		return jmhstyle.WriteJSON(stdout, results)
+		return jmhstyle.WriteJSON(stdout, &prov, results)
 	case "csv":
 		return jmhstyle.WriteCSV(stdout, results)
 	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, results)
+		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
 	}
 	if err := jmhstyle.WriteText(stdout, results); err != nil {
 		return err

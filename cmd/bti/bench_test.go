@@ -25,19 +25,28 @@ type benchJSON struct {
 	Forks           int               `json:"forks"`
 }
 
-// parseBenchJSON checks the output is one JSON array with the required
-// fields, and returns it.
+// parseBenchJSON checks the output is one JSON document with provenance
+// and results carrying the required fields, and returns the results.
 func parseBenchJSON(t *testing.T, out string) []benchJSON {
 	t.Helper()
+	var doc struct {
+		Provenance map[string]any  `json:"provenance"`
+		Results    json.RawMessage `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	for _, f := range []string{"module", "revision", "revision_source", "go_version", "goos", "goarch", "cpu", "gomaxprocs", "command"} {
+		require.Contains(t, doc.Provenance, f)
+	}
+	require.Equal(t, "github.com/bti-go/bti", doc.Provenance["module"])
 	var raw []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	require.NoError(t, json.Unmarshal(doc.Results, &raw), out)
 	for _, o := range raw {
 		for _, f := range []string{"benchmark", "params", "ns_per_op", "ns_per_op_error", "alloc_bytes_per_op", "allocs_per_op"} {
 			require.Contains(t, o, f)
 		}
 	}
 	var rs []benchJSON
-	require.NoError(t, json.Unmarshal([]byte(out), &rs))
+	require.NoError(t, json.Unmarshal(doc.Results, &rs))
 	for _, r := range rs {
 		require.NotNil(t, r.NsPerOp)
 		require.Positive(t, *r.NsPerOp, r.Benchmark)
