@@ -77,12 +77,12 @@ func WriteText(w io.Writer, rs []Result) error {
 			fmt.Sprintf("%.1f", r.BytesPerOp), fmt.Sprintf("%.3f", r.AllocsPerOp))
 		rows = append(rows, row)
 	}
-	return writeAligned(w, rows)
+	return WriteTable(w, rows)
 }
 
-// writeAligned pads cells into columns two spaces apart, the first column
+// WriteTable pads cells into columns two spaces apart, the first column
 // left-aligned and the others right-aligned like numbers in JMH's table.
-func writeAligned(w io.Writer, rows [][]string) error {
+func WriteTable(w io.Writer, rows [][]string) error {
 	var widths []int
 	for _, row := range rows {
 		for i, c := range row {
@@ -364,7 +364,7 @@ func WriteComparison(w io.Writer, c Comparison) error {
 		row("baseline", c.Baseline),
 		row("candidate", c.Candidate),
 	}
-	if err := writeAligned(w, rows); err != nil {
+	if err := WriteTable(w, rows); err != nil {
 		return err
 	}
 	verdict := "ranges overlap: difference not established"
