@@ -94,6 +94,20 @@ func newLookupData(s *Set) (*lookupData, error) {
 	return lk, nil
 }
 
+// LookupProbes returns the probes the lookup workloads on s use: the
+// present keys in probe order with their positions, and the sorted
+// byte-comparable encodings of all keys. Baselines that live outside this
+// package (the vellum FST in partitionindex's benchmarks, which bti does
+// not link) probe the same keys in the same order with them. The slices
+// are shared: do not modify them.
+func (s *Set) LookupProbes() (hits []partitioner.Key, hitPos []int64, sorted [][]byte, err error) {
+	lk, err := s.lookup()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return lk.hits, lk.hitPos, lk.encodings(), nil
+}
+
 func (lk *lookupData) encodings() [][]byte {
 	lk.encOnce.Do(func() {
 		lk.encs = make([][]byte, len(lk.ks.Keys))
