@@ -284,3 +284,75 @@ func TestBenchRevisionUsage(t *testing.T) {
 		assert.Contains(t, r.stderr, tc.want, tc.args)
 	}
 }
+
+// TestCompareRunsFixed checks the revision statistics on fixed numbers:
+// per-round scores in round order, medians, ranges, disjointness (touching
+// ranges are not disjoint), the change, and benchmarks present on one side
+// only.
+func TestCompareRunsFixed(t *testing.T) {
+	res := func(name string, threads string, ns float64) sideResult {
+		return sideResult{Benchmark: name, Params: map[string]string{"threads": threads, "keys": "10", "set": "s"},
+			NsPerOp: &ns, AllocBytesPerOp: ns / 10, RawNsPerOp: []float64{ns}}
+	}
+	meta := &revMeta{Runs: []*revRun{
+		{Side: "baseline", results: []sideResult{res("build", "1", 100), res("get", "1", 50), res("old", "1", 1)}},
+		{Side: "candidate", results: []sideResult{res("build", "1", 80), res("get", "1", 52), res("new", "1", 1)}},
+		{Side: "candidate", results: []sideResult{res("build", "1", 82), res("get", "1", 49)}},
+		{Side: "baseline", results: []sideResult{res("build", "1", 104), res("get", "1", 51)}},
+		{Side: "baseline", results: []sideResult{res("build", "1", 98), res("get", "1", 52)}},
+		{Side: "candidate", results: []sideResult{res("build", "1", 90), res("get", "1", 60)}},
+	}}
+	compareRuns(meta)
+	require.Len(t, meta.Comparisons, 2)
+	b := meta.Comparisons[0]
+	assert.Equal(t, "build/keys=10/set=s/threads=1", b.Benchmark)
+	assert.Equal(t, []float64{100, 104, 98}, b.Baseline.Scores)
+	assert.Equal(t, []float64{80, 82, 90}, b.Candidate.Scores)
+	assert.Equal(t, 100.0, b.Baseline.Median)
+	assert.Equal(t, 82.0, b.Candidate.Median)
+	assert.Equal(t, [2]float64{98, 104}, [2]float64{b.Baseline.Min, b.Baseline.Max})
+	assert.Equal(t, [2]float64{80, 90}, [2]float64{b.Candidate.Min, b.Candidate.Max})
+	assert.True(t, b.Disjoint, "90 < 98: every candidate round beat every baseline round")
+	assert.InDelta(t, -18.0, b.ChangePct, 1e-9)
+	assert.InDelta(t, 0.82, b.Ratio, 1e-12)
+	assert.Equal(t, 10.0, b.Baseline.BytesPerOp) // median of 10, 10.4, 9.8
+
+	g := meta.Comparisons[1]
+	assert.Equal(t, 51.0, g.Baseline.Median)
+	assert.Equal(t, 52.0, g.Candidate.Median)
+	assert.False(t, g.Disjoint, "49..60 overlaps 50..52")
+	assert.Equal(t, []string{"old/keys=10/set=s/threads=1"}, meta.OnlyBaseline)
+	assert.Equal(t, []string{"new/keys=10/set=s/threads=1"}, meta.OnlyCandidate)
+
+	// Touching ranges are not disjoint.
+	meta = &revMeta{Runs: []*revRun{
+		{Side: "baseline", results: []sideResult{res("x", "1", 10)}},
+		{Side: "candidate", results: []sideResult{res("x", "1", 10)}},
+	}}
+	compareRuns(meta)
+	assert.False(t, meta.Comparisons[0].Disjoint)
+	assert.Equal(t, 0.0, meta.Comparisons[0].ChangePct)
+}
+
+// TestParseSideJSON reads both shapes of bti bench --format json: the
+// current object and the bare array of revisions before provenance.
+func TestParseSideJSON(t *testing.T) {
+	old := `[{"benchmark":"build","params":{"keys":"5","threads":"1"},"ns_per_op":12.5,"alloc_bytes_per_op":0,"allocs_per_op":0,"raw_ns_per_op":[12,13]}]`
+	rs, prov, procs, err := parseSideJSON([]byte(old))
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.Equal(t, "build/keys=5/threads=1", rs[0].id())
+	assert.Nil(t, prov)
+	assert.Nil(t, procs)
+
+	cur := `{"provenance":{"revision":"abc"},"processes":[{"seq":1}],"results":[{"benchmark":"get","params":{"threads":"2","b":"1","a":"2"},"ns_per_op":null}]}`
+	rs, prov, procs, err = parseSideJSON([]byte(cur))
+	require.NoError(t, err)
+	assert.Equal(t, "get/a=2/b=1/threads=2", rs[0].id())
+	assert.Nil(t, rs[0].NsPerOp)
+	assert.JSONEq(t, `{"revision":"abc"}`, string(prov))
+	assert.JSONEq(t, `[{"seq":1}]`, string(procs))
+
+	_, _, _, err = parseSideJSON([]byte("goos: linux\n"))
+	assert.Error(t, err)
+}
