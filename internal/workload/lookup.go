@@ -235,12 +235,39 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 		mk("lookup-miss", miss),
 		mk("ceiling", ceiling),
 		mk("binary-search-hit", binary),
-		// lookup-batch plugs in here once partitionindex has a batched
-		// lookup (GetBatch, branch "lookup"): mk("lookup-batch", batch),
-		// where batch probes lk.hits in groups (say 16 keys per call) and
-		// op(n) performs n KEYS, so ns/op is per key and comparable with
-		// lookup-hit; check every returned position against lk.hitPos as
-		// hit does. The go test side needs only BenchmarkLookupBatch in
-		// partitionindex/bench_test.go (see the comment there).
+		// lookup-batch plugs in here once partitionindex has the batched
+		// lookup (branch "lookup": Reader.GetBatch(dst []Result, keys
+		// []partitioner.Key) []Result). One op is one KEY, so ns/op is per
+		// key and comparable with lookup-hit; every answer is checked:
+		//
+		//	mk("lookup-batch", func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int) {
+		//		const batch = 64 // keys per GetBatch call
+		//		probes, want := lk.hits, lk.hitPos
+		//		j := start % len(probes)
+		//		res := make([]partitionindex.Result, 0, batch)
+		//		return func(n int) {
+		//			wrong := 0
+		//			for n > 0 {
+		//				m := min(n, batch, len(probes)-j)
+		//				res = rd.GetBatch(res[:0], probes[j:j+m])
+		//				for i, r := range res {
+		//					if r.Err != nil || !r.OK || r.Pos != want[j+i] {
+		//						wrong++
+		//					}
+		//				}
+		//				n -= m
+		//				if j += m; j == len(probes) {
+		//					j = 0
+		//				}
+		//			}
+		//			if wrong > 0 {
+		//				bad.Add(int64(wrong))
+		//			}
+		//		}
+		//	}),
+		//
+		// The go test side then needs only BenchmarkLookupBatch in
+		// partitionindex/bench_test.go (see the comment there), and
+		// TestSuiteNames the new ID.
 	}
 }
