@@ -23,7 +23,10 @@
 //     time per op, JMH's avgt) and the allocation deltas divided by the
 //     total ops.
 //
-// Warmup iterations are discarded. The Result's Score is the mean ns/op of
+// A SingleShot benchmark instead calls op(1) exactly once per iteration
+// (JMH's SingleShotTime), for work that is measured once per process, such
+// as a cold build; OpsPerInvocation turns its time into a per-operation
+// figure. Warmup iterations are discarded. The Result's Score is the mean ns/op of
 // all measurement iterations of all forks and its Error the half-width of
 // the 99.9% Student's t confidence interval, as in JMH.
 //
