@@ -245,6 +245,9 @@ func runRevisionCompare(o *benchOptions, stdout, stderr io.Writer) (err error) {
 		if cerr := errors.Join(errs...); cerr != nil {
 			err = errors.Join(err, cerr)
 		}
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("interrupted; temporary worktrees removed: %w", err)
+		}
 	}()
 
 	for _, sd := range []*revSide{base, cand} {
