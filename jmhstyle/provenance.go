@@ -17,6 +17,10 @@ import (
 // produced it.
 type Provenance struct {
 	Module string `json:"module"` // main module path, "" if unknown
+	// Package, if set, is the Go package named on benchfmt's "pkg:" line
+	// instead of Module: the package whose go test benchmarks these results
+	// correspond to, so that benchstat groups the two outputs together.
+	Package string `json:"package,omitempty"`
 	// Revision is the VCS revision of the code that ran and Modified whether
 	// its working tree had uncommitted changes (nil: unknown).
 	Revision string `json:"revision"`
@@ -128,29 +132,34 @@ func cpuModel() string {
 	return ""
 }
 
-// ConfigLines returns the provenance as benchfmt configuration lines
-// ("key: value"), which benchstat carries along with the results. Keys are
-// lower case without spaces, as the format requires.
-func (p Provenance) ConfigLines() []string {
+// Lines returns the provenance as "key: value" lines, keys lower case
+// without spaces. The first four (goos, goarch, pkg, cpu) are the ones go
+// test prints above its benchmarks; Benchfmt writes those as configuration
+// lines and the rest as comments (see WriteBenchfmt).
+func (p Provenance) Lines() []string {
 	modified := "unknown"
 	if p.Modified != nil {
-		modified = "false"
-		if *p.Modified {
-			modified = "true"
-		}
+		modified = strconv.FormatBool(*p.Modified)
+	}
+	pkg := p.Package
+	if pkg == "" {
+		pkg = p.Module
 	}
 	kv := [][2]string{
-		{"goos", p.GOOS}, {"goarch", p.GOARCH}, {"pkg", p.Module}, {"cpu", p.CPU},
-		{"go-version", p.GoVersion}, {"gomaxprocs", strconv.Itoa(p.GOMAXPROCS)},
+		{"goos", p.GOOS}, {"goarch", p.GOARCH}, {"pkg", pkg}, {"cpu", p.CPU},
+		{"module", p.Module}, {"go-version", p.GoVersion}, {"gomaxprocs", strconv.Itoa(p.GOMAXPROCS)},
 		{"vcs-revision", p.Revision}, {"vcs-modified", modified}, {"vcs-source", p.RevisionSource},
-		{"command", strings.Join(p.Command, " ")},
+		{"command", strings.Join(p.Command, " ")}, {"started", p.Started},
 	}
 	var lines []string
 	for _, e := range kv {
 		if e[1] != "" {
-			// A newline would end the line early; benchfmt has no escaping.
+			// A newline would end the line early; there is no escaping.
 			lines = append(lines, e[0]+": "+strings.ReplaceAll(e[1], "\n", " "))
 		}
 	}
 	return lines
 }
+
+// goTestConfigKeys are the configuration keys go test prints.
+var goTestConfigKeys = map[string]bool{"goos": true, "goarch": true, "pkg": true, "cpu": true}

@@ -243,12 +243,21 @@ func WriteJSON(w io.Writer, prov *Provenance, rs []Result) error {
 //
 //	BenchmarkGet/keys=1000/threads=1-8  1234567  12.3 ns/op  64 B/op  1 allocs/op
 //
-// preceded by configuration lines: the provenance (Provenance.ConfigLines)
-// if prov is not nil, else goos and goarch only.
+// preceded by the provenance (Provenance.Lines) if prov is not nil, else
+// goos and goarch. Of the provenance, only what go test prints (goos,
+// goarch, pkg, cpu) is written as benchfmt configuration; the rest (the
+// revision, the command, ...) is written as "# key: value" lines, which
+// benchfmt readers skip. benchstat splits its tables by configuration, so
+// this way "benchstat old.txt new.txt" compares two revisions, and a go
+// test output with a bti bench output, without -ignore flags, while the
+// file still says what produced it.
 func WriteBenchfmt(w io.Writer, prov *Provenance, rs []Result) error {
 	var sb strings.Builder
 	if prov != nil {
-		for _, l := range prov.ConfigLines() {
+		for _, l := range prov.Lines() {
+			if key, _, _ := strings.Cut(l, ":"); !goTestConfigKeys[key] {
+				sb.WriteString("# ")
+			}
 			sb.WriteString(l + "\n")
 		}
 	} else {
@@ -330,7 +339,7 @@ func benchNum(v float64) string {
 // Info.
 func WriteProvenance(w io.Writer, prov Provenance, rs []Result) error {
 	var sb strings.Builder
-	for _, l := range prov.ConfigLines() {
+	for _, l := range prov.Lines() {
 		sb.WriteString("# " + l + "\n")
 	}
 	for _, p := range ProcessOrder(rs) {

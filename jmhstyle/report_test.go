@@ -226,11 +226,22 @@ func TestWriteBenchfmtProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	for _, want := range []string{"goos: linux\n", "goarch: amd64\n", "pkg: example.com/m\n", "cpu: Some CPU @ 2GHz\n",
-		"vcs-revision: abc\n", "vcs-modified: unknown\n", "vcs-source: git\n", "command: bti bench --count 6\n"} {
-		if !strings.Contains(out, want) {
+	// What go test prints is configuration; the rest are comments, so
+	// benchstat does not split tables by revision or command.
+	for _, want := range []string{"\ngoos: linux\n", "\ngoarch: amd64\n", "\npkg: example.com/m\n", "\ncpu: Some CPU @ 2GHz\n",
+		"\n# module: example.com/m\n", "\n# vcs-revision: abc\n", "\n# vcs-modified: unknown\n", "\n# vcs-source: git\n",
+		"\n# command: bti bench --count 6\n"} {
+		if !strings.Contains("\n"+out, want) {
 			t.Errorf("benchfmt lacks %q:\n%s", want, out)
 		}
+	}
+	prov.Package = "example.com/m/sub"
+	sb.Reset()
+	if err := WriteBenchfmt(&sb, &prov, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "\npkg: example.com/m/sub\n") || !strings.Contains(sb.String(), "\n# module: example.com/m\n") {
+		t.Errorf("Package should name pkg:\n%s", sb.String())
 	}
 	var text strings.Builder
 	if err := WriteProvenance(&text, prov, sampleResults()); err != nil {

@@ -268,6 +268,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	prov := jmhstyle.CollectProvenance()
+	// The same workloads are go test benchmarks of partitionindex: name that
+	// package on benchfmt's pkg line, as go test does, so benchstat puts
+	// both outputs in one table.
+	prov.Package = "github.com/bti-go/bti/partitionindex"
 	switch o.format {
 	case "json":
 		return jmhstyle.WriteJSON(stdout, &prov, results)

@@ -87,6 +87,13 @@ func TestBenchFormats(t *testing.T) {
 		r := bti(append([]string{"bench", "--benchmark", "build", "--in", c.keys, "--format", f}, tiny...)...)
 		requireCode(t, 0, r, f)
 		assert.Contains(t, strings.ToLower(r.stdout), "build", f)
+		if f == "benchfmt" {
+			// Named and configured as partitionindex's go test benchmarks,
+			// so benchstat puts the two outputs in one table.
+			assert.Contains(t, r.stdout, "\npkg: github.com/bti-go/bti/partitionindex\n")
+			assert.Contains(t, r.stdout, "\nBenchmarkBuild/keys=10/set=keys.tsv/partitioner=murmur3/path=scratch/threads=1")
+			assert.Contains(t, r.stdout, "\n# vcs-source: ")
+		}
 	}
 	r := bti(append([]string{"bench", "--compare", "--rounds", "1", "--in", c.keys}, tiny...)...)
 	requireCode(t, 0, r)
