@@ -67,7 +67,7 @@ func Compare(baseline, candidate Benchmark, rounds int, cfg Config) (Comparison,
 			return Comparison{}, err
 		}
 	}
-	c := compareScores(scoresOf(base), scoresOf(cand))
+	c := CompareScores(scoresOf(base), scoresOf(cand))
 	fillSide(&c.Baseline, baseline, base)
 	fillSide(&c.Candidate, candidate, cand)
 	return c, nil
@@ -91,9 +91,12 @@ func fillSide(s *Side, b Benchmark, rs []Result) {
 	s.BytesPerOp, s.AllocsPerOp = mean(bytes), mean(allocs)
 }
 
-// compareScores holds the decision logic of Compare, separate from running
-// so it can be tested on synthetic scores.
-func compareScores(base, cand []float64) Comparison {
+// CompareScores holds the decision logic of Compare: per side the median
+// and range of the per-round scores, whether the ranges are disjoint, and
+// the change of the candidate median. It is separate from running so that
+// it can be tested on fixed numbers and used on scores measured elsewhere
+// (bti bench's revision mode compares scores from two binaries).
+func CompareScores(base, cand []float64) Comparison {
 	side := func(scores []float64) Side {
 		lo, hi := minMax(scores)
 		return Side{Scores: scores, Median: median(scores), Min: lo, Max: hi}

@@ -20,7 +20,7 @@ func TestCompareScores(t *testing.T) {
 		{"overlap", []float64{10, 12, 11, 30}, []float64{11.5, 13, 9, 10}, 11.5, 10.75, false, -0.75 / 11.5 * 100, 9, 13},
 		{"touching is not disjoint", []float64{10, 11}, []float64{11, 12}, 10.5, 11.5, false, 1 / 10.5 * 100, 11, 12},
 	} {
-		c := compareScores(tc.base, tc.cand)
+		c := CompareScores(tc.base, tc.cand)
 		if c.Baseline.Median != tc.baseMed || c.Candidate.Median != tc.candMed {
 			t.Errorf("%s: medians %g, %g, want %g, %g", tc.name, c.Baseline.Median, c.Candidate.Median, tc.baseMed, tc.candMed)
 		}

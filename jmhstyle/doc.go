@@ -23,7 +23,10 @@
 //     time per op, JMH's avgt) and the allocation deltas divided by the
 //     total ops.
 //
-// Warmup iterations are discarded. The Result's Score is the mean ns/op of
+// A SingleShot benchmark instead calls op(1) exactly once per iteration
+// (JMH's SingleShotTime), for work that is measured once per process, such
+// as a cold build; OpsPerInvocation turns its time into a per-operation
+// figure. Warmup iterations are discarded. The Result's Score is the mean ns/op of
 // all measurement iterations of all forks and its Error the half-width of
 // the 99.9% Student's t confidence interval, as in JMH.
 //
@@ -41,7 +44,19 @@
 // # Output
 //
 // WriteText prints JMH's summary table, WriteCSV its CSV layout, WriteJSON
-// a JSON array, and WriteBenchfmt Go benchmark lines for benchstat.
+// a JSON document, and WriteBenchfmt Go benchmark lines for benchstat,
+// named as the equivalent go test benchmarks are (BenchName).
+//
+// # Provenance
+//
+// CollectProvenance records what produced the numbers: module path, VCS
+// revision and dirty flag (from the binary's build info, or from git in the
+// working directory for go run and go test binaries, which carry no VCS
+// stamp; RevisionSource says which), Go version, GOOS/GOARCH, CPU model,
+// GOMAXPROCS and the exact command line. WriteJSON and WriteBenchfmt
+// include it; WriteProvenance appends it to a text report. ProcessOrder
+// lists the processes in the order they ran, and Benchmark.Info lets a
+// benchmark report what it ran on (seeds, input digests, peak memory).
 //
 // Only JMH's average-time mode is implemented.
 package jmhstyle

@@ -64,6 +64,7 @@ type record struct {
 	Allocs  uint64  `json:"allocs,omitempty"`
 	PID     int     `json:"pid,omitempty"`
 	Err     string  `json:"error,omitempty"`
+	Info    []Param `json:"info,omitempty"` // with "done"
 }
 
 // MaybeRunFork must be called first thing in main (and in TestMain for
@@ -112,7 +113,12 @@ func runChild(spec, planJSON string, benches []Benchmark, out io.Writer) error {
 		return fmt.Errorf("jmhstyle: benchmark %q not passed to MaybeRunFork", id)
 	}
 	var werr error
+	var info []Param
 	err = measure(*b, p, fork, func(it iteration) {
+		if it.Done {
+			info = it.Info
+			return
+		}
 		if werr == nil {
 			werr = writeRecord(out, record{
 				Kind: "iter", Warmup: it.Warmup, Index: it.Index, NsPerOp: it.NsPerOp,
@@ -126,7 +132,7 @@ func runChild(spec, planJSON string, benches []Benchmark, out io.Writer) error {
 	if werr != nil {
 		return fmt.Errorf("jmhstyle: writing results: %w", werr)
 	}
-	return writeRecord(out, record{Kind: "done", PID: os.Getpid()})
+	return writeRecord(out, record{Kind: "done", PID: os.Getpid(), Info: info})
 }
 
 func writeRecord(w io.Writer, r record) error {
@@ -157,7 +163,11 @@ func runFork(b Benchmark, p plan, fork int, emit func(iteration)) error {
 	if err != nil {
 		return fail(err, "")
 	}
-	cmd := exec.Command(exe, os.Args[1:]...)
+	args := p.ForkArgs
+	if args == nil {
+		args = os.Args[1:]
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(),
 		EnvFork+"="+id+"/"+strconv.Itoa(fork),
 		envPlan+"="+string(planJSON))
@@ -192,6 +202,7 @@ func runFork(b Benchmark, p plan, fork int, emit func(iteration)) error {
 			}})
 		case "done":
 			done = true
+			emit(iteration{Done: true, Info: r.Info})
 		case "error":
 			childErr = errors.New(r.Err)
 		}

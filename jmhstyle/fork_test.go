@@ -2,7 +2,9 @@ package jmhstyle
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -131,5 +133,47 @@ func TestRunChildProtocol(t *testing.T) {
 	}
 	if err := runChild("noop/0", "{", forkBenches(), &out); err == nil {
 		t.Error("runChild accepted a malformed plan")
+	}
+}
+
+func TestSingleShot(t *testing.T) {
+	cfg := quick // 1 warmup + 3 measurements
+	r := runOne(t, shotBench(), cfg)
+	if len(r.Samples) != 3 {
+		t.Fatalf("%d samples, want 3", len(r.Samples))
+	}
+	for _, s := range r.Samples {
+		if s.Ops != 10 {
+			t.Errorf("sample of %d ops, want 10 (one call of OpsPerInvocation 10)", s.Ops)
+		}
+	}
+	// One call per iteration, warmup included; Info runs after them all.
+	if got := r.Info[1]; got != (Param{"calls", "4"}) {
+		t.Errorf("info %v, want calls=4", r.Info)
+	}
+	// 1000 B lands in the 1024-byte size class: 102.4 B/op, plus the
+	// runner's own per-iteration bytes (a few hundred at most), which
+	// matter here only because an iteration has just 10 ops.
+	if !raceEnabled() && (r.BytesPerOp < 102.4 || r.BytesPerOp > 140) {
+		t.Errorf("%.1f B/op, want 102.4 (1000 B per call of 10 ops) plus a little", r.BytesPerOp)
+	}
+	cfg.Threads = 2
+	if _, err := Run([]Benchmark{shotBench()}, cfg); err == nil || !strings.Contains(err.Error(), "single-shot") {
+		t.Errorf("single shot on 2 threads: err = %v", err)
+	}
+}
+
+// TestForkInfoAndArgs runs single-shot forks with explicit ForkArgs: each
+// fork's Info comes back, and differing values are kept in fork order.
+func TestForkInfoAndArgs(t *testing.T) {
+	cfg := Config{Forks: 2, Warmup: -1, Measurement: 1, ForkArgs: []string{"-test.run=^$"}}
+	r := runOne(t, shotBench(), cfg)
+	pids := r.PIDs()
+	if len(pids) != 2 {
+		t.Fatalf("pids %v, want 2 forks", pids)
+	}
+	want := []Param{{"pid", strconv.Itoa(pids[0]) + " " + strconv.Itoa(pids[1])}, {"calls", "1"}}
+	if fmt.Sprint(r.Info) != fmt.Sprint(want) {
+		t.Errorf("info %v, want %v", r.Info, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -37,6 +38,7 @@ func forkBenches() []Benchmark {
 			return func(int) {}, nil, nil
 		}},
 		{Name: "ab", Params: []Param{{"side", "a"}}, Setup: noopSetup},
+		shotBench(),
 		{Name: "ab", Params: []Param{{"side", "b"}}, Setup: noopSetup},
 	}
 }
@@ -67,3 +69,25 @@ func alloc64Bench() Benchmark {
 
 // quick keeps the whole package test run short; nothing asserts on time.
 var quick = Config{Warmup: 1, Measurement: 3, IterTime: 5e6}
+
+// shotBench is a single-shot benchmark of 10 operations per call that
+// reports its process ID as Info, so tests can tell forks apart by it.
+func shotBench() Benchmark {
+	calls := 0
+	return Benchmark{Name: "shot", SingleShot: true, OpsPerInvocation: 10,
+		Setup: func() (func(int), func(), error) {
+			return func(n int) {
+				if n != 1 {
+					panic(fmt.Sprintf("single shot called with n=%d", n))
+				}
+				calls++
+				sink = make([]byte, 1000) // 100 B per operation
+			}, nil, nil
+		},
+		Info: func() []Param {
+			return []Param{{"pid", strconv.Itoa(os.Getpid())}, {"calls", strconv.Itoa(calls)}}
+		},
+	}
+}
+
+var sink []byte

@@ -77,12 +77,12 @@ func WriteText(w io.Writer, rs []Result) error {
 			fmt.Sprintf("%.1f", r.BytesPerOp), fmt.Sprintf("%.3f", r.AllocsPerOp))
 		rows = append(rows, row)
 	}
-	return writeAligned(w, rows)
+	return WriteTable(w, rows)
 }
 
-// writeAligned pads cells into columns two spaces apart, the first column
+// WriteTable pads cells into columns two spaces apart, the first column
 // left-aligned and the others right-aligned like numbers in JMH's table.
-func writeAligned(w io.Writer, rows [][]string) error {
+func WriteTable(w io.Writer, rows [][]string) error {
 	var widths []int
 	for _, row := range rows {
 		for i, c := range row {
@@ -160,6 +160,41 @@ type jsonResult struct {
 	Forks           int               `json:"forks"`
 	Threads         int               `json:"threads"`
 	RawNsPerOp      []float64         `json:"raw_ns_per_op"`
+	Info            map[string]string `json:"info,omitempty"`
+}
+
+// Process is one process that ran measurements, in the order they ran.
+type Process struct {
+	Seq       int    `json:"seq"`
+	Benchmark string `json:"benchmark"` // ID, with threads
+	Fork      int    `json:"fork"`
+	PID       int    `json:"pid"`
+}
+
+// ProcessOrder lists the processes that produced rs in the order they ran
+// (results in rs order, forks in fork order). In-process results have one
+// entry each, all with this process's PID.
+func ProcessOrder(rs []Result) []Process {
+	var out []Process
+	for _, r := range rs {
+		id := Benchmark{Name: r.Benchmark, Params: reportParams(r)}.ID()
+		last := -1
+		for _, s := range r.Samples {
+			if n := len(out); n > 0 && last == n-1 && out[n-1].Fork == s.Fork && out[n-1].PID == s.PID {
+				continue
+			}
+			out = append(out, Process{Seq: len(out) + 1, Benchmark: id, Fork: s.Fork, PID: s.PID})
+			last = len(out) - 1
+		}
+	}
+	return out
+}
+
+// jsonReport is the JSON document WriteJSON writes.
+type jsonReport struct {
+	Provenance *Provenance  `json:"provenance"`
+	Processes  []Process    `json:"processes"`
+	Results    []jsonResult `json:"results"`
 }
 
 func finite(v float64) *float64 {
@@ -169,8 +204,10 @@ func finite(v float64) *float64 {
 	return &v
 }
 
-// WriteJSON writes results as one indented JSON array.
-func WriteJSON(w io.Writer, rs []Result) error {
+// WriteJSON writes one indented JSON object: the provenance (null if prov
+// is nil), the processes in the order they ran (ProcessOrder) and the
+// results, each with its raw per-iteration scores and its Info.
+func WriteJSON(w io.Writer, prov *Provenance, rs []Result) error {
 	out := make([]jsonResult, 0, len(rs))
 	for _, r := range rs {
 		params := map[string]string{}
@@ -181,17 +218,24 @@ func WriteJSON(w io.Writer, rs []Result) error {
 		for i, s := range r.Samples {
 			raw[i] = s.NsPerOp
 		}
+		var info map[string]string
+		if len(r.Info) > 0 {
+			info = map[string]string{}
+			for _, p := range r.Info {
+				info[p.Key] = p.Value
+			}
+		}
 		out = append(out, jsonResult{
 			Benchmark: r.Benchmark, Mode: mode, Params: params,
 			NsPerOp: finite(r.Score), NsPerOpError: finite(r.Error),
 			AllocBytesPerOp: r.BytesPerOp, AllocsPerOp: r.AllocsPerOp,
 			Min: finite(r.Min), Max: finite(r.Max),
-			Samples: len(r.Samples), Forks: r.Forks, Threads: r.Threads, RawNsPerOp: raw,
+			Samples: len(r.Samples), Forks: r.Forks, Threads: r.Threads, RawNsPerOp: raw, Info: info,
 		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(jsonReport{Provenance: prov, Processes: ProcessOrder(rs), Results: out})
 }
 
 // WriteBenchfmt writes one Go benchmark-format line per measurement
@@ -199,10 +243,26 @@ func WriteJSON(w io.Writer, rs []Result) error {
 //
 //	BenchmarkGet/keys=1000/threads=1-8  1234567  12.3 ns/op  64 B/op  1 allocs/op
 //
-// preceded by goos/goarch configuration lines.
-func WriteBenchfmt(w io.Writer, rs []Result) error {
+// preceded by the provenance (Provenance.Lines) if prov is not nil, else
+// goos and goarch. Of the provenance, only what go test prints (goos,
+// goarch, pkg, cpu) is written as benchfmt configuration; the rest (the
+// revision, the command, ...) is written as "# key: value" lines, which
+// benchfmt readers skip. benchstat splits its tables by configuration, so
+// this way "benchstat old.txt new.txt" compares two revisions, and a go
+// test output with a bti bench output, without -ignore flags, while the
+// file still says what produced it.
+func WriteBenchfmt(w io.Writer, prov *Provenance, rs []Result) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "goos: %s\ngoarch: %s\n", runtime.GOOS, runtime.GOARCH)
+	if prov != nil {
+		for _, l := range prov.Lines() {
+			if key, _, _ := strings.Cut(l, ":"); !goTestConfigKeys[key] {
+				sb.WriteString("# ")
+			}
+			sb.WriteString(l + "\n")
+		}
+	} else {
+		fmt.Fprintf(&sb, "goos: %s\ngoarch: %s\n", runtime.GOOS, runtime.GOARCH)
+	}
 	for _, r := range rs {
 		name := benchfmtName(r)
 		for _, s := range r.Samples {
@@ -219,30 +279,51 @@ func WriteBenchfmt(w io.Writer, rs []Result) error {
 	return err
 }
 
-// benchfmtName builds "Benchmark<Name>/k=v/threads=T[-GOMAXPROCS]". The
-// first letter is upper-cased and spaces replaced because benchfmt splits
-// fields on white space and expects "Benchmark" followed by a non-lowercase
-// letter; the -N suffix follows the testing package (omitted when N is 1).
+// benchfmtName is BenchName plus the testing package's -GOMAXPROCS suffix
+// (omitted when it is 1), with white space replaced because benchfmt splits
+// fields on it.
 func benchfmtName(r Result) string {
-	name := r.Benchmark
-	if !strings.HasPrefix(name, "Benchmark") {
-		rn, size := utf8.DecodeRuneInString(name)
-		name = "Benchmark" + string(unicode.ToUpper(rn)) + name[size:]
-	}
-	var sb strings.Builder
-	sb.WriteString(name)
-	for _, p := range reportParams(r) {
-		sb.WriteString("/" + p.Key + "=" + p.Value)
-	}
+	name := BenchName(r.Benchmark, r.Params, r.Threads)
 	if procs := runtime.GOMAXPROCS(0); procs > 1 {
-		sb.WriteString("-" + strconv.Itoa(procs))
+		name += "-" + strconv.Itoa(procs)
 	}
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
 			return '_'
 		}
 		return r
-	}, sb.String())
+	}, name)
+}
+
+// BenchName is the name a Go benchmark with the same name, parameters and
+// thread count has in "go test -bench" output (without the -GOMAXPROCS
+// suffix): "Benchmark" + the name in CamelCase, with "-" dropped as a word
+// separator, then "/key=value" per parameter and "/threads=T". So
+// "lookup-hit" with keys=1000 on one thread is
+// "BenchmarkLookupHit/keys=1000/threads=1", which a testing.B function
+// BenchmarkLookupHit produces with b.Run("keys=1000/threads=1", …); a suite
+// that exists both as go test benchmarks and as a jmhstyle program can thus
+// be compared by benchstat line for line. A name already starting with
+// "Benchmark" is kept as it is.
+func BenchName(name string, params []Param, threads int) string {
+	var sb strings.Builder
+	if strings.HasPrefix(name, "Benchmark") {
+		sb.WriteString(name)
+	} else {
+		sb.WriteString("Benchmark")
+		for _, word := range strings.Split(name, "-") {
+			rn, size := utf8.DecodeRuneInString(word)
+			if size > 0 {
+				sb.WriteRune(unicode.ToUpper(rn))
+				sb.WriteString(word[size:])
+			}
+		}
+	}
+	for _, p := range params {
+		sb.WriteString("/" + p.Key + "=" + p.Value)
+	}
+	sb.WriteString("/threads=" + strconv.Itoa(threads))
+	return sb.String()
 }
 
 // benchNum prints whole numbers without decimals, others with three.
@@ -251,6 +332,31 @@ func benchNum(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// WriteProvenance writes the provenance and the process order as "# "
+// comment lines, for the end of a text report, followed by each result's
+// Info.
+func WriteProvenance(w io.Writer, prov Provenance, rs []Result) error {
+	var sb strings.Builder
+	for _, l := range prov.Lines() {
+		sb.WriteString("# " + l + "\n")
+	}
+	for _, p := range ProcessOrder(rs) {
+		fmt.Fprintf(&sb, "# process %d: %s fork %d pid %d\n", p.Seq, p.Benchmark, p.Fork, p.PID)
+	}
+	for _, r := range rs {
+		if len(r.Info) == 0 {
+			continue
+		}
+		var kv []string
+		for _, p := range r.Info {
+			kv = append(kv, p.Key+"="+p.Value)
+		}
+		fmt.Fprintf(&sb, "# info %s: %s\n", Benchmark{Name: r.Benchmark, Params: reportParams(r)}.ID(), strings.Join(kv, " "))
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
 }
 
 // WriteComparison writes an A/B comparison as a small aligned table and a
@@ -267,7 +373,7 @@ func WriteComparison(w io.Writer, c Comparison) error {
 		row("baseline", c.Baseline),
 		row("candidate", c.Candidate),
 	}
-	if err := writeAligned(w, rows); err != nil {
+	if err := WriteTable(w, rows); err != nil {
 		return err
 	}
 	verdict := "ranges overlap: difference not established"

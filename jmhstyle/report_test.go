@@ -3,6 +3,7 @@ package jmhstyle
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -12,17 +13,37 @@ import (
 func sampleResults() []Result {
 	b := Benchmark{Name: "Get", Params: []Param{{"keys", "1000"}, {"path", "mmap"}}}
 	one := newResult(b, plan{Threads: 1}, 2, []Sample{
-		{NsPerOp: 10, Ops: 1000, Bytes: 64000, Allocs: 1000},
-		{NsPerOp: 12, Ops: 2000, Bytes: 128000, Allocs: 2000},
-	})
+		{NsPerOp: 10, Ops: 1000, Bytes: 64000, Allocs: 1000, Fork: 0, PID: 100},
+		{NsPerOp: 12, Ops: 2000, Bytes: 128000, Allocs: 2000, Fork: 1, PID: 101},
+	}, [][]Param{{{"seed", "1"}, {"rss", "10"}}, {{"seed", "1"}, {"rss", "12"}}})
 	// One sample: the error is undefined (NaN) and must not break output.
-	two := newResult(Benchmark{Name: "build"}, plan{Threads: 4}, 0, []Sample{{NsPerOp: 100.5, Ops: 10}})
+	two := newResult(Benchmark{Name: "build"}, plan{Threads: 4}, 0, []Sample{{NsPerOp: 100.5, Ops: 10, PID: 7}}, nil)
 	return []Result{one, two}
 }
 
 func TestWriteJSON(t *testing.T) {
 	var sb strings.Builder
-	if err := WriteJSON(&sb, sampleResults()); err != nil {
+	prov := CollectProvenance()
+	if err := WriteJSON(&sb, &prov, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Provenance Provenance `json:"provenance"`
+		Processes  []Process  `json:"processes"`
+		Results    []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(sb.String()), &doc); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, sb.String())
+	}
+	if doc.Provenance.GoVersion != prov.GoVersion || len(doc.Provenance.Command) == 0 {
+		t.Errorf("provenance %+v", doc.Provenance)
+	}
+	wantProcs := []Process{{1, "Get/keys=1000/path=mmap/threads=1", 0, 100}, {2, "Get/keys=1000/path=mmap/threads=1", 1, 101}, {3, "build/threads=4", 0, 7}}
+	if fmt.Sprint(doc.Processes) != fmt.Sprint(wantProcs) {
+		t.Errorf("processes %v, want %v", doc.Processes, wantProcs)
+	}
+	results, err := json.Marshal(doc.Results)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var got []struct {
@@ -34,9 +55,10 @@ func TestWriteJSON(t *testing.T) {
 		AllocsPerOp     *float64          `json:"allocs_per_op"`
 		Samples         int               `json:"samples"`
 		Forks           int               `json:"forks"`
+		Info            map[string]string `json:"info"`
 	}
-	if err := json.Unmarshal([]byte(sb.String()), &got); err != nil {
-		t.Fatalf("not a JSON array: %v\n%s", err, sb.String())
+	if err := json.Unmarshal(results, &got); err != nil {
+		t.Fatalf("results not a JSON array: %v\n%s", err, sb.String())
 	}
 	if len(got) != 2 {
 		t.Fatalf("%d objects, want 2", len(got))
@@ -49,12 +71,16 @@ func TestWriteJSON(t *testing.T) {
 		*g.AllocBytesPerOp != 64 || g.AllocsPerOp == nil || *g.AllocsPerOp != 1 || g.Samples != 2 || g.Forks != 2 {
 		t.Errorf("first object numbers: %s", sb.String())
 	}
+	// The seed agreed between forks; the peak memory did not.
+	if g.Info["seed"] != "1" || g.Info["rss"] != "10 12" {
+		t.Errorf("first object info %v", g.Info)
+	}
 	if got[1].NsPerOpError != nil || got[1].Params["threads"] != "4" {
 		t.Errorf("second object: error should be null for one sample: %s", sb.String())
 	}
 	// Every required key is present even when its value is null.
 	var raw []map[string]any
-	if err := json.Unmarshal([]byte(sb.String()), &raw); err != nil {
+	if err := json.Unmarshal(results, &raw); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"benchmark", "params", "ns_per_op", "ns_per_op_error", "alloc_bytes_per_op", "allocs_per_op"} {
@@ -130,7 +156,7 @@ func TestWriteText(t *testing.T) {
 
 func TestWriteBenchfmt(t *testing.T) {
 	var sb strings.Builder
-	if err := WriteBenchfmt(&sb, sampleResults()); err != nil {
+	if err := WriteBenchfmt(&sb, nil, sampleResults()); err != nil {
 		t.Fatal(err)
 	}
 	line := regexp.MustCompile(`^Benchmark[A-Z][^\s]*(-\d+)?\t\d+\t[\d.]+ ns/op\t[\d.]+ B/op\t[\d.]+ allocs/op$`)
@@ -157,7 +183,7 @@ func TestWriteBenchfmt(t *testing.T) {
 }
 
 func TestWriteComparison(t *testing.T) {
-	c := compareScores([]float64{10, 11, 12}, []float64{8, 9})
+	c := CompareScores([]float64{10, 11, 12}, []float64{8, 9})
 	c.Baseline.Benchmark, c.Candidate.Benchmark = "old", "new"
 	var sb strings.Builder
 	if err := WriteComparison(&sb, c); err != nil {
@@ -169,7 +195,62 @@ func TestWriteComparison(t *testing.T) {
 			t.Errorf("comparison output lacks %q:\n%s", w, out)
 		}
 	}
-	if !math.IsNaN(newResult(Benchmark{}, plan{}, 0, nil).Score) {
+	if !math.IsNaN(newResult(Benchmark{}, plan{}, 0, nil, nil).Score) {
 		t.Error("empty result should have NaN score")
+	}
+}
+
+func TestBenchName(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		params  []Param
+		threads int
+		want    string
+	}{
+		{"lookup-hit", []Param{{"keys", "1000"}}, 1, "BenchmarkLookupHit/keys=1000/threads=1"},
+		{"binary-search-hit", nil, 2, "BenchmarkBinarySearchHit/threads=2"},
+		{"build", []Param{{"set", "a"}, {"path", "scratch"}}, 1, "BenchmarkBuild/set=a/path=scratch/threads=1"},
+		{"BenchmarkX", nil, 1, "BenchmarkX/threads=1"},
+	} {
+		if got := BenchName(tc.name, tc.params, tc.threads); got != tc.want {
+			t.Errorf("BenchName(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWriteBenchfmtProvenance(t *testing.T) {
+	prov := Provenance{GOOS: "linux", GOARCH: "amd64", Module: "example.com/m", CPU: "Some CPU @ 2GHz",
+		Revision: "abc", RevisionSource: "git", Command: []string{"bti", "bench", "--count", "6"}}
+	var sb strings.Builder
+	if err := WriteBenchfmt(&sb, &prov, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	// What go test prints is configuration; the rest are comments, so
+	// benchstat does not split tables by revision or command.
+	for _, want := range []string{"\ngoos: linux\n", "\ngoarch: amd64\n", "\npkg: example.com/m\n", "\ncpu: Some CPU @ 2GHz\n",
+		"\n# module: example.com/m\n", "\n# vcs-revision: abc\n", "\n# vcs-modified: unknown\n", "\n# vcs-source: git\n",
+		"\n# command: bti bench --count 6\n"} {
+		if !strings.Contains("\n"+out, want) {
+			t.Errorf("benchfmt lacks %q:\n%s", want, out)
+		}
+	}
+	prov.Package = "example.com/m/sub"
+	sb.Reset()
+	if err := WriteBenchfmt(&sb, &prov, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "\npkg: example.com/m/sub\n") || !strings.Contains(sb.String(), "\n# module: example.com/m\n") {
+		t.Errorf("Package should name pkg:\n%s", sb.String())
+	}
+	var text strings.Builder
+	if err := WriteProvenance(&text, prov, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# vcs-revision: abc\n", "# process 2: Get/keys=1000/path=mmap/threads=1 fork 1 pid 101\n",
+		"# info Get/keys=1000/path=mmap/threads=1: seed=1 rss=10 12\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text provenance lacks %q:\n%s", want, text.String())
+		}
 	}
 }

@@ -32,6 +32,21 @@ type Benchmark struct {
 	Name   string
 	Params []Param
 	Setup  func() (op func(n int), teardown func(), err error)
+
+	// OpsPerInvocation is how many operations one call op(1) performs
+	// (JMH's @OperationsPerInvocation), so ns/op, B/op and allocs/op are
+	// per operation; 0 means 1. A whole-index build measured per key sets
+	// it to the number of keys.
+	OpsPerInvocation int
+	// SingleShot makes every iteration exactly one call op(1), timed alone
+	// (JMH's SingleShotTime mode): for operations that are measured once
+	// per process, such as a cold build, where repeating them in a loop
+	// would measure the warm case instead. It requires one thread.
+	SingleShot bool
+	// Info, if not nil, is called after the measurement in the process that
+	// ran it (the fork child when forking) and describes what was measured:
+	// seeds, a digest of the input, peak memory. It lands in Result.Info.
+	Info func() []Param
 }
 
 // ID names the benchmark together with its parameters, "Name/k=v/k2=v2".
@@ -80,6 +95,10 @@ type Config struct {
 	Threads int
 	// Log, if not nil, receives JMH-style progress lines.
 	Log io.Writer
+	// ForkArgs are the arguments a fork child is started with; nil means
+	// this process's own (os.Args[1:]). A test binary passes flags that run
+	// only its fork hook, e.g. -test.run=^TestFork$ -test.bench=^$.
+	ForkArgs []string
 }
 
 // plan is a Config with defaults resolved; it is what a fork child receives.
@@ -88,10 +107,11 @@ type plan struct {
 	Measurement int           `json:"measurement"`
 	IterTime    time.Duration `json:"iter_time_ns"`
 	Threads     int           `json:"threads"`
+	ForkArgs    []string      `json:"-"` // for the parent only
 }
 
 func (c Config) plan() plan {
-	p := plan{Warmup: c.Warmup, Measurement: c.Measurement, IterTime: c.IterTime, Threads: c.Threads}
+	p := plan{Warmup: c.Warmup, Measurement: c.Measurement, IterTime: c.IterTime, Threads: c.Threads, ForkArgs: c.ForkArgs}
 	switch {
 	case p.Warmup == 0:
 		p.Warmup = DefaultWarmup
@@ -133,6 +153,11 @@ type Result struct {
 	Min, Max    float64 // extreme ns/op among Samples
 	BytesPerOp  float64 // heap bytes per op over all Samples
 	AllocsPerOp float64 // heap objects per op over all Samples
+
+	// Info is what Benchmark.Info reported. A key whose value differed
+	// between forks holds the values of all forks in fork order, separated
+	// by spaces.
+	Info []Param
 }
 
 // PIDs returns the distinct processes that produced the samples, in order.
@@ -147,8 +172,9 @@ func (r Result) PIDs() []int {
 }
 
 // newResult derives the summary statistics from the raw samples.
-func newResult(b Benchmark, p plan, forks int, samples []Sample) Result {
-	r := Result{Benchmark: b.Name, Params: b.Params, Threads: p.Threads, Forks: forks, Samples: samples}
+func newResult(b Benchmark, p plan, forks int, samples []Sample, infos [][]Param) Result {
+	r := Result{Benchmark: b.Name, Params: b.Params, Threads: p.Threads, Forks: forks, Samples: samples,
+		Info: mergeInfo(infos)}
 	ns := make([]float64, len(samples))
 	var ops int64
 	var bytes, allocs uint64
@@ -168,6 +194,32 @@ func newResult(b Benchmark, p plan, forks int, samples []Sample) Result {
 		r.AllocsPerOp = float64(allocs) / float64(ops)
 	}
 	return r
+}
+
+// mergeInfo merges the Info of each fork (see Result.Info).
+func mergeInfo(infos [][]Param) []Param {
+	var out []Param
+	index := map[string]int{}
+	values := map[string][]string{}
+	for _, info := range infos {
+		for _, p := range info {
+			if _, ok := index[p.Key]; !ok {
+				index[p.Key] = len(out)
+				out = append(out, p)
+			}
+			values[p.Key] = append(values[p.Key], p.Value)
+		}
+	}
+	for i, p := range out {
+		vs := values[p.Key]
+		for _, v := range vs[1:] {
+			if v != vs[0] {
+				out[i].Value = strings.Join(vs, " ")
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Run runs each benchmark with cfg and returns one Result per benchmark.
@@ -201,6 +253,8 @@ func checkBenchmarks(benches []Benchmark) error {
 			return fmt.Errorf("jmhstyle: benchmark %s has no Setup", id)
 		case seen[id]:
 			return fmt.Errorf("jmhstyle: duplicate benchmark %s", id)
+		case b.OpsPerInvocation < 0:
+			return fmt.Errorf("jmhstyle: benchmark %s has OpsPerInvocation %d", id, b.OpsPerInvocation)
 		}
 		seen[id] = true
 	}
@@ -211,8 +265,16 @@ func runBenchmark(b Benchmark, cfg Config) (Result, error) {
 	p := cfg.plan()
 	logf(cfg.Log, "# Benchmark: %s\n# Warmup: %d × %v, Measurement: %d × %v, Threads: %d, Forks: %d\n",
 		b.ID(), p.Warmup, p.IterTime, p.Measurement, p.IterTime, p.Threads, cfg.Forks)
+	if b.SingleShot && p.Threads != 1 {
+		return Result{}, fmt.Errorf("jmhstyle: %s: a single-shot benchmark runs on one thread, not %d", b.ID(), p.Threads)
+	}
 	var samples []Sample
+	var infos [][]Param
 	collect := func(it iteration) {
+		if it.Done {
+			infos = append(infos, it.Info)
+			return
+		}
 		logIteration(cfg.Log, it)
 		if !it.Warmup {
 			samples = append(samples, it.Sample)
@@ -222,7 +284,7 @@ func runBenchmark(b Benchmark, cfg Config) (Result, error) {
 		if err := measure(b, p, 0, collect); err != nil {
 			return Result{}, fmt.Errorf("jmhstyle: %s: %w", b.ID(), err)
 		}
-		return newResult(b, p, 0, samples), nil
+		return newResult(b, p, 0, samples, infos), nil
 	}
 	for i := range cfg.Forks {
 		logf(cfg.Log, "# Fork: %d of %d\n", i+1, cfg.Forks)
@@ -230,14 +292,17 @@ func runBenchmark(b Benchmark, cfg Config) (Result, error) {
 			return Result{}, err
 		}
 	}
-	return newResult(b, p, cfg.Forks, samples), nil
+	return newResult(b, p, cfg.Forks, samples, infos), nil
 }
 
-// iteration is one warmup or measurement iteration as reported by measure.
+// iteration is one warmup or measurement iteration as reported by measure,
+// or (Done) the end of a process's measurement with its Info.
 type iteration struct {
 	Warmup bool
 	Index  int // 0-based within its kind
 	Sample
+	Done bool
+	Info []Param
 }
 
 func logf(w io.Writer, format string, args ...any) {
@@ -296,6 +361,11 @@ func measure(b Benchmark, p plan, fork int, emit func(iteration)) (err error) {
 		}
 		emit(iteration{Warmup: warm, Index: idx, Sample: s})
 	}
+	var info []Param
+	if b.Info != nil {
+		info = b.Info()
+	}
+	emit(iteration{Done: true, Info: info})
 	return nil
 }
 
@@ -344,6 +414,8 @@ type worker struct {
 	op       func(n int)
 	teardown func()
 	batch    int
+	opsPer   int64 // operations per op(1)
+	single   bool  // single shot: one op(1) per iteration
 	cmd      chan time.Duration
 	done     chan threadResult
 }
@@ -370,7 +442,8 @@ func newWorker(b Benchmark) (w *worker, err error) {
 		}
 		return nil, errors.New("setup returned a nil op")
 	}
-	w = &worker{op: op, teardown: td, batch: 1, cmd: make(chan time.Duration), done: make(chan threadResult)}
+	w = &worker{op: op, teardown: td, batch: 1, opsPer: int64(max(1, b.OpsPerInvocation)), single: b.SingleShot,
+		cmd: make(chan time.Duration), done: make(chan threadResult)}
 	go w.loop()
 	return w, nil
 }
@@ -399,7 +472,8 @@ func (w *worker) tearDown() (err error) {
 // maxBatch bounds batch growth so a near-free op cannot overflow ops.
 const maxBatch = 1 << 30
 
-// iterate calls op in batches until d has passed. The clock is read once
+// iterate calls op in batches until d has passed (or, for a single-shot
+// benchmark, once). The clock is read once
 // per batch, and the batch doubles while one batch takes less than d/16,
 // so clock overhead vanishes while the iteration still ends close to d.
 // The batch size carries over between iterations: warmup calibrates it.
@@ -409,12 +483,17 @@ func (w *worker) iterate(d time.Duration) (r threadResult) {
 			r = threadResult{err: fmt.Errorf("op panicked: %v\n%s", p, debug.Stack())}
 		}
 	}()
+	if w.single {
+		start := time.Now()
+		w.op(1)
+		return threadResult{ops: w.opsPer, elapsed: time.Since(start)}
+	}
 	target := d / 16
 	start := time.Now()
 	var prev time.Duration
 	for {
 		w.op(w.batch)
-		r.ops += int64(w.batch)
+		r.ops += int64(w.batch) * w.opsPer
 		el := time.Since(start)
 		if el >= d {
 			r.elapsed = el

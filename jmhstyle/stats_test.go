@@ -74,7 +74,7 @@ func TestNewResultSummary(t *testing.T) {
 		{NsPerOp: 16, Ops: 250, Bytes: 0, Allocs: 0},
 		{NsPerOp: 18, Ops: 250, Bytes: 3600, Allocs: 0},
 	}
-	r := newResult(Benchmark{Name: "x"}, plan{Threads: 2}, 3, samples)
+	r := newResult(Benchmark{Name: "x"}, plan{Threads: 2}, 3, samples, nil)
 	if r.Score != 14 || r.Min != 10 || r.Max != 18 || r.Threads != 2 || r.Forks != 3 {
 		t.Errorf("summary = %+v", r)
 	}

@@ -1,246 +1,221 @@
-package partitionindex
+package partitionindex_test
 
 import (
-	"bytes"
-	"fmt"
-	"sort"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
-	"github.com/bti-go/bti/internal/keygen"
-	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/internal/workload"
+	"github.com/bti-go/bti/jmhstyle"
 )
 
-// Benchmarks measure per key: one op is one AddEntry, with Complete and the
-// writes into an in-memory sink amortised over the set (the builder is Reset
-// and the set restarted when it runs out). Keys are decorated before the
-// clock starts, as an SSTable writer hands the builder decorated keys.
+// The benchmarks are the workloads of internal/workload, the same ones
+// "bti bench" runs, under the same names: BenchmarkLookupHit/keys=1000000/
+// set=murmur3-uuid/threads=1 here is lookup-hit with those parameters there
+// (jmhstyle.BenchName), with the same keys, seeds and probes, so
+//
+//	go test -run '^$' -bench . -count 6 ./partitionindex/ > gotest.txt
+//	bti bench --format benchfmt > bti.txt
+//	benchstat gotest.txt bti.txt
+//
+// compares them line by line (-count 6 gives benchstat a confidence
+// interval). Workloads on a million keys skip under -short.
+//
+// threads=T runs T goroutines, each with its own state, each doing b.N
+// operations; ns/op is the wall time over b.N, that is each thread's time
+// per operation under contention, as jmhstyle's (and JMH's) average-time
+// mode reports it, not b.RunParallel's throughput. B/op and allocs/op are
+// divided by all threads' operations.
 
-type benchSet struct {
-	name      string
-	cfg       keygen.Config
-	skipShort bool
+// benchCatalog is shared by every benchmark of the test binary, so the
+// million-key lookup index is built once.
+var (
+	benchCatalog = workload.NewCatalog()
+	benchBad     atomic.Int64 // lookups of present keys that failed
+)
+
+func benchSuite() []workload.Workload {
+	return workload.Suite(benchCatalog, workload.All, &benchBad)
 }
 
-var buildSets = []benchSet{
-	{"murmur3-uuid/keys=10k", keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 10_000, Seed: 1}, false},
-	{"murmur3-uuid/keys=100k", keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 100_000, Seed: 1}, false},
-	{"murmur3-uuid/keys=1M", keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 1_000_000, Seed: 1}, true},
-	{"byteordered-blob/prefix=0/keys=16k", keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 16_384, Seed: 2, KeyLenMin: 8, KeyLenMax: 24}, false},
-	{"byteordered-blob/prefix=64/keys=16k", keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 16_384, Seed: 3, PrefixBytes: 64, KeyLenMin: 8, KeyLenMax: 24}, false},
-	{"byteordered-blob/prefix=4096/keys=16k", keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 16_384, Seed: 4, PrefixBytes: 4096, KeyLenMin: 8, KeyLenMax: 24}, false},
+func BenchmarkBuild(b *testing.B)           { runWorkloads(b, "build") }
+func BenchmarkNewBuilder(b *testing.B)      { runWorkloads(b, "new-builder") }
+func BenchmarkLookupHit(b *testing.B)       { runWorkloads(b, "lookup-hit") }
+func BenchmarkLookupMiss(b *testing.B)      { runWorkloads(b, "lookup-miss") }
+func BenchmarkCeiling(b *testing.B)         { runWorkloads(b, "ceiling") }
+func BenchmarkBinarySearchHit(b *testing.B) { runWorkloads(b, "binary-search-hit") }
+
+// When workload.Lookups gains lookup-batch (partitionindex GetBatch), its
+// go test form is one line here:
+//
+//	func BenchmarkLookupBatch(b *testing.B) { runWorkloads(b, "lookup-batch") }
+
+// subName is the sub-benchmark name of w on threads threads: its
+// parameters and the thread count, key=value, in order.
+func subName(w workload.Workload, threads int) string {
+	var parts []string
+	for _, p := range w.Params {
+		parts = append(parts, p.Key+"="+p.Value)
+	}
+	return strings.Join(append(parts, "threads="+strconv.Itoa(threads)), "/")
 }
 
-func benchKeys(b *testing.B, cfg keygen.Config) ([]partitioner.Key, []int64) {
-	entries, err := cfg.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Raw keys sit back to back in one array, in order, as in a writer's
-	// buffer: scattered small allocations would make the benchmark measure
-	// cache misses on the input rather than the builder.
-	var total int
-	for _, e := range entries {
-		total += len(e.Key)
-	}
-	arena := make([]byte, 0, total)
-	keys := make([]partitioner.Key, len(entries))
-	positions := make([]int64, len(entries))
-	for i, e := range entries {
-		start := len(arena)
-		arena = append(arena, e.Key...)
-		keys[i] = cfg.Partitioner.Decorate(arena[start:len(arena):len(arena)])
-		positions[i] = e.Pos
-	}
-	return keys, positions
-}
-
-func BenchmarkBuild(b *testing.B) {
-	for _, set := range buildSets {
-		for _, path := range []Path{PathScratch, PathReference} {
-			b.Run(fmt.Sprintf("%s/path=%v", set.name, path), func(b *testing.B) {
-				if set.skipShort && testing.Short() {
-					b.Skip("1M keys: skipped under -short")
-				}
-				keys, positions := benchKeys(b, set.cfg)
-				var sink bytes.Buffer
-				opts := Options{Partitioner: set.cfg.Partitioner, Path: path}
-				bld := NewBuilder(&sink, opts)
-				var size int64
-				i := 0
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
-					if err := bld.AddEntry(keys[i], positions[i]); err != nil {
-						b.Fatal(err)
-					}
-					if i++; i == len(keys) {
-						if _, err := bld.Complete(); err != nil {
-							b.Fatal(err)
-						}
-						size = int64(sink.Len())
-						sink.Reset()
-						bld.Reset(&sink, opts)
-						i = 0
-					}
-				}
-				if size > 0 {
-					b.ReportMetric(float64(size)/float64(len(keys)), "B/key")
-				}
-			})
-		}
+// checkName fails the benchmark if its name is not the one bti bench
+// gives the same workload: the suites must stay comparable.
+func checkName(b *testing.B, w workload.Workload, threads int) {
+	b.Helper()
+	if want := jmhstyle.BenchName(w.Name, w.Params, threads); b.Name() != want {
+		b.Fatalf("benchmark named %s, but bti bench names this workload %s", b.Name(), want)
 	}
 }
 
-// lookupFixture is a built Murmur3 UUID index with its keys, members and
-// non-members, and the sorted encodings for the binary-search baseline.
-type lookupFixture struct {
-	ix      *Index
-	members []partitioner.Key
-	absent  []partitioner.Key
-	sorted  [][]byte
-}
-
-var lookupFixtures = map[int]*lookupFixture{}
-
-func getLookupFixture(b *testing.B, n int) *lookupFixture {
-	if f := lookupFixtures[n]; f != nil {
-		return f
-	}
-	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 7}
-	keys, positions := benchKeys(b, cfg)
-	var buf bytes.Buffer
-	bld := NewBuilder(&buf, Options{Partitioner: partitioner.Murmur3})
-	for i, k := range keys {
-		if err := bld.AddEntry(k, positions[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := bld.Complete(); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := NewIndex(buf.Bytes(), partitioner.Murmur3)
-	if err != nil {
-		b.Fatal(err)
-	}
-	absentCfg := cfg
-	absentCfg.Seed = 8
-	absentEntries, err := absentCfg.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := &lookupFixture{ix: ix, members: keys}
-	for _, e := range absentEntries[:min(len(absentEntries), 100_000)] {
-		f.absent = append(f.absent, partitioner.Murmur3.Decorate(e.Key))
-	}
-	for _, k := range keys {
-		f.sorted = append(f.sorted, k.AppendComparable(nil))
-	}
-	shuffle(f.members)
-	lookupFixtures[n] = f
-	return f
-}
-
-func benchKeysName(n int) string { return fmt.Sprintf("keys=%dk", n/1000) }
-
-// shuffle permutes keys deterministically so lookups do not walk the trie
-// in file order.
-func shuffle(keys []partitioner.Key) {
-	x := uint64(0x9E3779B97F4A7C15)
-	for i := len(keys) - 1; i > 0; i-- {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		j := int(x % uint64(i+1))
-		keys[i], keys[j] = keys[j], keys[i]
-	}
-}
-
-func BenchmarkLookup(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
-		if n > 100_000 && testing.Short() {
+func runWorkloads(b *testing.B, name string) {
+	found := false
+	for _, w := range benchSuite() {
+		if w.Name != name || w.Cold {
 			continue
 		}
-		name := benchKeysName(n)
-		b.Run(name+"/op=get-hit", func(b *testing.B) {
-			f := getLookupFixture(b, n)
-			r, _ := f.ix.OpenReader()
-			defer r.Close()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, ok, err := r.Get(f.members[i]); !ok || err != nil {
-					b.Fatal("member not found", err)
-				}
-				if i++; i == len(f.members) {
-					i = 0
-				}
+		found = true
+		for _, threads := range w.Threads {
+			b.Run(subName(w, threads), func(b *testing.B) { runWorkload(b, w, threads) })
+		}
+	}
+	if !found {
+		b.Fatalf("internal/workload has no workload %q", name)
+	}
+}
+
+func runWorkload(b *testing.B, w workload.Workload, threads int) {
+	checkName(b, w, threads)
+	if w.Huge && testing.Short() {
+		b.Skip("a million keys: skipped under -short")
+	}
+	ops := make([]func(int), threads)
+	for i := range ops {
+		op, teardown, err := w.Setup()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if teardown != nil {
+			b.Cleanup(teardown)
+		}
+		ops[i] = op
+	}
+	bad := benchBad.Load()
+	var before, after runtime.MemStats
+	b.ReportAllocs()
+	b.ResetTimer()
+	if threads == 1 {
+		ops[0](b.N)
+	} else {
+		runtime.ReadMemStats(&before)
+		var wg sync.WaitGroup
+		for _, op := range ops {
+			wg.Go(func() { op(b.N) })
+		}
+		wg.Wait()
+		runtime.ReadMemStats(&after)
+	}
+	b.StopTimer()
+	if threads > 1 {
+		total := float64(b.N) * float64(threads)
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/total, "B/op")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/total, "allocs/op")
+	}
+	if n := benchBad.Load() - bad; n > 0 {
+		b.Fatalf("%d lookups of present keys did not find their position", n)
+	}
+	for _, p := range w.Info() {
+		if p.Key == "index-bytes" {
+			size, _ := strconv.ParseFloat(p.Value, 64)
+			if keys, _ := strconv.ParseFloat(paramOf(w, "keys"), 64); keys > 0 {
+				b.ReportMetric(size/keys, "B/key")
 			}
-		})
-		b.Run(name+"/op=get-miss", func(b *testing.B) {
-			f := getLookupFixture(b, n)
-			r, _ := f.ix.OpenReader()
-			defer r.Close()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, _, err := r.Get(f.absent[i]); err != nil {
+		}
+	}
+}
+
+func paramOf(w workload.Workload, key string) string {
+	for _, p := range w.Params {
+		if p.Key == key {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// coldForkArgs start this test binary as a jmhstyle fork child that runs
+// only TestWorkloadFork.
+var coldForkArgs = []string{"-test.run=^TestWorkloadFork$", "-test.bench=^$", "-test.count=1"}
+
+// BenchmarkBuildCold runs build-cold as bti bench does: every iteration is
+// a fresh process (this test binary re-executed, see TestWorkloadFork)
+// that builds the whole index once. ns/op, B/op and allocs/op are per key
+// as measured inside the child (so process start-up is not counted),
+// alloc-B/key is B/op with decimals, and peak-RSS-B is how much the
+// child's resident set grew during the build.
+func BenchmarkBuildCold(b *testing.B) {
+	for _, w := range benchSuite() {
+		if !w.Cold {
+			continue
+		}
+		b.Run(subName(w, 1), func(b *testing.B) {
+			checkName(b, w, 1)
+			if w.Huge && testing.Short() {
+				b.Skip("a million keys: skipped under -short")
+			}
+			cfg := jmhstyle.Config{Forks: 1, Warmup: -1, Measurement: 1, ForkArgs: coldForkArgs}
+			var ns, bytes, allocs, rss float64
+			for range b.N {
+				rs, err := jmhstyle.Run([]jmhstyle.Benchmark{w.Benchmark}, cfg)
+				if err != nil {
 					b.Fatal(err)
 				}
-				if i++; i == len(f.absent) {
-					i = 0
-				}
-			}
-		})
-		b.Run(name+"/op=ceiling", func(b *testing.B) {
-			f := getLookupFixture(b, n)
-			r, _ := f.ix.OpenReader()
-			defer r.Close()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, _, err := r.Ceiling(f.absent[i], nil); err != nil {
-					b.Fatal(err)
-				}
-				if i++; i == len(f.absent) {
-					i = 0
-				}
-			}
-		})
-		// The baseline: binary search over the sorted encodings of the same
-		// keys, encoding the probe as the index does.
-		b.Run(name+"/op=binary-search-hit", func(b *testing.B) {
-			f := getLookupFixture(b, n)
-			var enc []byte
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				enc = f.members[i].AppendComparable(enc[:0])
-				j := sort.Search(len(f.sorted), func(j int) bool { return bytes.Compare(f.sorted[j], enc) >= 0 })
-				if j == len(f.sorted) || !bytes.Equal(f.sorted[j], enc) {
-					b.Fatal("member not found")
-				}
-				if i++; i == len(f.members) {
-					i = 0
-				}
-			}
-		})
-		b.Run(name+"/op=get-hit/threads=all", func(b *testing.B) {
-			f := getLookupFixture(b, n)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				r, _ := f.ix.OpenReader()
-				defer r.Close()
-				i := 0
-				for pb.Next() {
-					if _, ok, err := r.Get(f.members[i]); !ok || err != nil {
-						b.Error("member not found", err)
-						return
-					}
-					if i++; i == len(f.members) {
-						i = 0
+				r := rs[0]
+				ns += r.Score
+				bytes += r.BytesPerOp
+				allocs += r.AllocsPerOp
+				var before, peak float64
+				for _, p := range r.Info {
+					switch p.Key {
+					case "rss-before-bytes":
+						before, _ = strconv.ParseFloat(p.Value, 64)
+					case "peak-rss-bytes":
+						peak, _ = strconv.ParseFloat(p.Value, 64)
 					}
 				}
-			})
+				rss += peak - before
+			}
+			n := float64(b.N)
+			b.ReportAllocs() // prints B/op and allocs/op, the values set below
+			b.ReportMetric(ns/n, "ns/op")
+			b.ReportMetric(bytes/n, "B/op")
+			b.ReportMetric(allocs/n, "allocs/op")
+			// go test prints B/op as a whole number; the goal is 2 B/key.
+			b.ReportMetric(bytes/n, "alloc-B/key")
+			if rss > 0 {
+				b.ReportMetric(rss/n, "peak-RSS-B")
+			}
 		})
 	}
+}
+
+// TestWorkloadFork is the fork hook of BenchmarkBuildCold: in a child
+// process started with JMHSTYLE_FORK set it runs the requested workload
+// and reports to the parent. In an ordinary test run there is nothing to
+// do. (A TestMain hook would serve as well, but the package's tests may
+// need their own TestMain.)
+func TestWorkloadFork(t *testing.T) {
+	if _, ok := os.LookupEnv(jmhstyle.EnvFork); !ok {
+		t.Skip("runs only as a fork child of BenchmarkBuildCold")
+	}
+	var bs []jmhstyle.Benchmark
+	for _, w := range benchSuite() {
+		bs = append(bs, w.Benchmark)
+	}
+	jmhstyle.MaybeRunFork(bs)
 }

@@ -1,36 +1,40 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
+	"regexp"
 	"slices"
-	"sort"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const benchUsage = `usage: bti bench [--benchmark build|lookup|all] [--size small|default|large] [--in keys.tsv --partitioner P]
-                 [--forks N --warmup N --iterations N --iter-time D] [--format text|json|csv|benchfmt]
+const benchUsage = `usage: bti bench [--benchmark build|lookup|all] [--size small|default] [--run REGEXP]
+                 [--in keys.tsv --partitioner P] [--forks N --warmup N --count N --iter-time D]
+                 [--format text|json|csv|benchfmt]
+       bti bench --compare=BASE..CAND [--rounds N] [--out PREFIX] [--repo DIR] [bench flags]
        bti bench --compare [--rounds N] [--in keys.tsv ...]
 
 Runs JMH-style benchmarks (package jmhstyle): every benchmark in --forks fresh
-processes (0: in this process), --warmup discarded and --iterations measured
+processes (0: in this process), --warmup discarded and --count measured
 iterations of --iter-time each; scores are mean ns/op ± the 99.9% confidence
-interval, with heap bytes and allocations per op.
+interval, with heap bytes and allocations per op. The workloads (names,
+parameters, seeds) are those of "go test -bench" in partitionindex
+(internal/workload), and --format benchfmt names them as go test does, so
+benchstat compares the two outputs line by line. The default --count of 6
+gives benchstat enough samples for a confidence interval. Every output
+carries provenance: revision and dirty flag, Go version, CPU, GOMAXPROCS,
+the command, seeds and the SHA-256 of each key set (as keys.tsv).
 
 Benchmarks:
   build              one op is ONE KEY: op(n) adds the next n keys of the set
@@ -39,6 +43,11 @@ Benchmarks:
                      (Reset), writing into an in-memory sink. ns/op, B/op and
                      allocs/op are therefore per key, with Complete and the
                      writes amortised. Param path: scratch or reference.
+  build-cold         what "bti build" pays: one whole index from a fresh builder
+                     in a fresh process, reported per key; every sample is its
+                     own process (--count processes, no warmup).
+  new-builder        a fresh NewBuilder, one key, Complete: the fixed cost of a
+                     small index (B/op and allocs/op are the point)
   lookup-hit         Reader.Get of present keys in random order (up to 262,144
                      distinct probes, cycled)
   lookup-miss        Reader.Get of absent keys (each a present key plus one
@@ -52,48 +61,94 @@ Benchmarks:
 
 Built-in key sets (--size):
   small    build: Murmur3 UUID 10,000; ByteOrdered blob 16,384 keys with 0, 64
-           and 4096-byte shared prefixes. lookups: Murmur3 UUID 100,000.
-  default  build: Murmur3 UUID 10,000 and 100,000, the three prefix sets.
-           lookups: Murmur3 UUID 1,000,000. About 2-4 minutes on 2 cores with
-           the default settings (every fork generates its key set).
-  large    default plus build at Murmur3 UUID 1,000,000 (slow: add ~1 min).
+           and 4096-byte shared prefixes; cold: the prefix-0 set.
+           lookups: Murmur3 UUID 100,000.
+  default  build: Murmur3 UUID 10,000, 100,000 and 1,000,000, the three prefix
+           sets; cold: Murmur3 UUID 1,000,000 and the prefix-0 set.
+           lookups: Murmur3 UUID 1,000,000. ("large" is accepted as default.)
 With --in, every benchmark runs on that key set instead.
+--run keeps only the benchmarks whose ID (name/param=value/...) matches.
 
---compare runs the A/B comparison of the build benchmark, baseline
-path=reference against candidate path=scratch, in --rounds alternating rounds
-(jmhstyle.Compare) on Murmur3 UUID 100,000 keys (or --in), and prints its table.
+--compare=BASE..CAND (or --baseline REV --candidate REV) is the revision A/B
+mode: both git revisions of the repository containing the working directory
+(or --repo) are checked out into temporary worktrees and built into two
+binaries, which then run "bti bench <bench flags> --format json" as
+alternating fresh processes (A B, B A, ...) for --rounds rounds. The bench
+flags are those given explicitly on this command line, passed to both sides
+unchanged (so both revisions must understand them). It prints, per benchmark,
+both medians, both ranges, whether the ranges are disjoint and the change, and
+writes every measurement to PREFIX.csv and the provenance of both sides, the
+commands and their order to PREFIX.json. Worktrees and binaries are removed
+on exit, on error and on interrupt.
+
+--compare alone compares builder paths instead: baseline path=reference
+against candidate path=scratch, in --rounds alternating rounds
+(jmhstyle.Compare) on Murmur3 UUID 100,000 keys (or --in).
 `
 
 // benchOptions are the parsed flags of bench.
 type benchOptions struct {
 	which      string
-	size       string
+	size       workload.Size
 	in         string
 	part       partitioner.Partitioner
+	run        *regexp.Regexp
 	cfg        jmhstyle.Config
 	format     string
-	compare    bool
+	compare    compareFlag
 	rounds     int
 	lookupKeys int // override of the lookup set size (tests); 0: by size
+	rev        revOptions
 }
+
+// compareFlag is --compare: alone it selects the builder-path A/B, with a
+// value (--compare=BASE..CAND) the revision A/B.
+type compareFlag struct {
+	set   bool
+	revs  string
+	given bool
+}
+
+func (c *compareFlag) String() string { return c.revs }
+
+func (c *compareFlag) Set(v string) error {
+	c.given = true
+	switch v {
+	case "true":
+		c.set, c.revs = true, ""
+	case "false":
+		c.set, c.revs = false, ""
+	default:
+		c.set, c.revs = true, v
+	}
+	return nil
+}
+
+func (c *compareFlag) IsBoolFlag() bool { return true }
 
 func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs := newFlags("bench", benchUsage)
 	o := &benchOptions{}
 	fs.StringVar(&o.which, "benchmark", "all", "which benchmarks: build, lookup or all")
-	fs.StringVar(&o.size, "size", "default", "built-in key sets: small, default or large")
+	size := fs.String("size", "default", "built-in key sets: small or default")
 	fs.StringVar(&o.in, "in", "", "run every benchmark on this keys.tsv (or .bz2) instead of the built-in sets")
 	part := fs.String("partitioner", "murmur3", "partitioner of --in: murmur3, random or byteordered")
+	runRE := fs.String("run", "", "run only benchmarks whose ID matches this regular expression")
 	fs.IntVar(&o.cfg.Forks, "forks", 1, "fresh processes per benchmark (0: run in this process)")
 	warmup := fs.Int("warmup", 3, "warmup iterations per fork (0: none)")
-	fs.IntVar(&o.cfg.Measurement, "iterations", 5, "measurement iterations per fork")
+	fs.IntVar(&o.cfg.Measurement, "count", 6, "measurement iterations (samples) per fork, as go test -count")
+	fs.IntVar(&o.cfg.Measurement, "iterations", 6, "same as --count")
 	fs.DurationVar(&o.cfg.IterTime, "iter-time", 200*time.Millisecond, "duration of one iteration")
 	fs.StringVar(&o.format, "format", "text", "output: text, json, csv or benchfmt")
-	fs.BoolVar(&o.compare, "compare", false, "A/B-compare the build benchmark, reference vs scratch")
-	fs.BoolVar(&o.compare, "ab", false, "same as --compare")
-	fs.IntVar(&o.rounds, "rounds", 5, "--compare: rounds per side")
+	fs.Var(&o.compare, "compare", "A/B mode: alone, builder path reference vs scratch; =BASE..CAND, two git revisions")
+	fs.BoolVar(&o.compare.set, "ab", false, "same as --compare")
+	fs.StringVar(&o.rev.baseline, "baseline", "", "revision A/B: the baseline git revision")
+	fs.StringVar(&o.rev.candidate, "candidate", "", "revision A/B: the candidate git revision")
+	fs.IntVar(&o.rounds, "rounds", 5, "A/B: rounds per side")
+	fs.StringVar(&o.rev.out, "out", "", "revision A/B: write PREFIX.csv and PREFIX.json (default bti-compare-BASE-CAND)")
+	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
 	fs.IntVar(&o.lookupKeys, "lookup-keys", 0, "size of the built-in lookup set (0: by --size)")
-	verbose := fs.Bool("v", false, "print JMH-style progress to stderr (default when stderr is a terminal)")
+	verbose := fs.Bool("v", false, "print progress to stderr (default when stderr is a terminal)")
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return nil, err
@@ -104,8 +159,8 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {
 		return nil, err
 	}
-	if err := oneOf("size", o.size, "small", "default", "large"); err != nil {
-		return nil, err
+	if o.size, err = workload.ParseSize(*size); err != nil {
+		return nil, usagef("--size %q: want small or default", *size)
 	}
 	if err := oneOf("format", o.format, "text", "json", "csv", "benchfmt"); err != nil {
 		return nil, err
@@ -113,19 +168,27 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	if o.part, err = parsePartitioner(*part); err != nil {
 		return nil, err
 	}
+	if *runRE != "" {
+		if o.run, err = regexp.Compile(*runRE); err != nil {
+			return nil, usagef("--run: %v", err)
+		}
+	}
 	switch {
 	case o.cfg.Forks < 0:
 		return nil, usagef("--forks %d: want >= 0", o.cfg.Forks)
 	case *warmup < 0:
 		return nil, usagef("--warmup %d: want >= 0", *warmup)
 	case o.cfg.Measurement < 1:
-		return nil, usagef("--iterations %d: want >= 1", o.cfg.Measurement)
+		return nil, usagef("--count/--iterations %d: want >= 1", o.cfg.Measurement)
 	case o.cfg.IterTime <= 0:
 		return nil, usagef("--iter-time %v: want > 0", o.cfg.IterTime)
 	case o.rounds < 1:
 		return nil, usagef("--rounds %d: want >= 1", o.rounds)
 	case o.lookupKeys < 0:
 		return nil, usagef("--lookup-keys %d: want >= 0", o.lookupKeys)
+	}
+	if err := o.rev.resolve(fs, &o.compare); err != nil {
+		return nil, err
 	}
 	// jmhstyle reads 0 as "default" and a negative count as "none".
 	o.cfg.Warmup = *warmup
@@ -150,19 +213,24 @@ func forkBenchmarks(args []string) []jmhstyle.Benchmark {
 		return nil
 	}
 	s := newSuite(o)
-	builds, err1 := s.builds()
-	lookups, err2 := s.lookups()
-	base, cand, err3 := s.comparePair()
-	if err := errors.Join(err1, err2, err3); err != nil {
+	ws, err := s.workloads()
+	if err != nil {
 		return nil // the child reports the benchmark as missing
 	}
 	var out []jmhstyle.Benchmark
 	seen := map[string]bool{}
-	for _, b := range slices.Concat(builds, lookups, []jmhstyle.Benchmark{base, cand}) {
+	add := func(b jmhstyle.Benchmark) {
 		if !seen[b.ID()] {
 			seen[b.ID()] = true
 			out = append(out, b)
 		}
+	}
+	for _, w := range ws {
+		add(w.Benchmark)
+	}
+	if base, cand, err := s.comparePair(); err == nil {
+		add(base)
+		add(cand)
 	}
 	return out
 }
@@ -175,54 +243,23 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if o.cfg.Log == nil && isTerminal(stderr) {
 		o.cfg.Log = stderr
 	}
-	s := newSuite(o)
-	if o.compare {
-		base, cand, err := s.comparePair()
-		if err != nil {
-			return err
-		}
-		c, err := jmhstyle.Compare(base, cand, o.rounds, o.cfg)
-		if err != nil {
-			return err
-		}
-		if err := s.failures(); err != nil {
-			return err
-		}
-		if o.format == "json" {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(c)
-		}
-		return jmhstyle.WriteComparison(stdout, c)
+	if o.rev.enabled() {
+		return runRevisionCompare(o, stdout, stderr)
 	}
-
-	var results []jmhstyle.Result
-	runSet := func(bs []jmhstyle.Benchmark, threads int) error {
-		cfg := o.cfg
-		cfg.Threads = threads
-		rs, err := jmhstyle.Run(bs, cfg)
-		results = append(results, rs...)
+	s := newSuite(o)
+	if o.compare.set {
+		return s.comparePaths(stdout)
+	}
+	ws, err := s.workloads()
+	if err != nil {
 		return err
 	}
-	if o.which != "lookup" {
-		builds, err := s.builds()
-		if err != nil {
-			return err
-		}
-		if err := runSet(builds, 1); err != nil {
-			return err
-		}
-	}
-	if o.which != "build" {
-		lookups, err := s.lookups()
-		if err != nil {
-			return err
-		}
-		if err := runSet(lookups, 1); err != nil {
-			return err
-		}
-		if n := runtime.GOMAXPROCS(0); n > 1 {
-			if err := runSet(lookups, n); err != nil {
+	var results []jmhstyle.Result
+	for _, w := range ws {
+		for _, threads := range w.Threads {
+			rs, err := jmhstyle.Run([]jmhstyle.Benchmark{w.Benchmark}, s.config(w, threads))
+			results = append(results, rs...)
+			if err != nil {
 				return err
 			}
 		}
@@ -230,39 +267,38 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := s.failures(); err != nil {
 		return err
 	}
+	prov := jmhstyle.CollectProvenance()
+	// The same workloads are go test benchmarks of partitionindex: name that
+	// package on benchfmt's pkg line, as go test does, so benchstat puts
+	// both outputs in one table.
+	prov.Package = "github.com/bti-go/bti/partitionindex"
 	switch o.format {
 	case "json":
-		return jmhstyle.WriteJSON(stdout, results)
+		return jmhstyle.WriteJSON(stdout, &prov, results)
 	case "csv":
 		return jmhstyle.WriteCSV(stdout, results)
 	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, results)
+		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
 	}
 	if err := jmhstyle.WriteText(stdout, results); err != nil {
 		return err
 	}
-	if o.which != "lookup" {
-		fmt.Fprintln(stdout, "\nbuild: one op is one key (ns/op, B/op and allocs/op are per key, Complete and writes amortised).")
-	}
-	return nil
+	fmt.Fprintln(stdout, "\nbuild, build-cold: one op is one key (ns/op, B/op and allocs/op are per key).")
+	return jmhstyle.WriteProvenance(stdout, prov, results)
 }
 
-// suite creates the benchmarks and the key sets they share. Key sets and
-// indexes are built lazily, once per process, the first time a benchmark's
-// Setup needs them, so listing benchmarks (as every fork child does) is
-// cheap.
+// suite creates the workloads of the options.
 type suite struct {
-	o    *benchOptions
-	mu   sync.Mutex
-	sets map[string]*dataset
-	bad  atomic.Int64 // lookups that missed a present key (a failed check)
+	o   *benchOptions
+	cat *workload.Catalog
+	bad atomic.Int64 // lookups that missed a present key (a failed check)
 
-	in    *dataset // --in, once loaded
+	in    *workload.Set // --in, once loaded
 	inErr error
 }
 
 func newSuite(o *benchOptions) *suite {
-	return &suite{o: o, sets: map[string]*dataset{}}
+	return &suite{o: o, cat: workload.NewCatalog()}
 }
 
 func (s *suite) failures() error {
@@ -272,39 +308,109 @@ func (s *suite) failures() error {
 	return nil
 }
 
-// dataset is one key set with what the benchmarks derive from it.
-type dataset struct {
-	params []jmhstyle.Param // describes the set: keys, set, prefix
-	load   func() (*keySet, error)
-
-	once sync.Once
-	ks   *keySet
-	err  error
-
-	lookupOnce sync.Once
-	lk         *lookupData
-	lookupErr  error
-}
-
-func (d *dataset) keys() (*keySet, error) {
-	d.once.Do(func() {
-		d.ks, d.err = d.load()
-		if d.err == nil && len(d.ks.keys) == 0 {
-			d.err = errors.New("the key set is empty")
+// config is the run configuration of one workload on threads threads. A
+// cold workload gets one measured iteration per fork and --count forks (in
+// this process, --count iterations, with --forks 0, which is then not
+// cold).
+func (s *suite) config(w workload.Workload, threads int) jmhstyle.Config {
+	cfg := s.o.cfg
+	cfg.Threads = threads
+	if w.Cold {
+		cfg.Warmup = -1
+		if cfg.Forks > 0 {
+			cfg.Forks = cfg.Measurement
+			cfg.Measurement = 1
 		}
-	})
-	return d.ks, d.err
-}
-
-// generated returns the built-in key set of cfg.
-func (s *suite) generated(cfg keygen.Config, set string) *dataset {
-	params := []jmhstyle.Param{{Key: "keys", Value: strconv.Itoa(cfg.Count)}, {Key: "set", Value: set}}
-	if cfg.PrefixBytes > 0 || cfg.Partitioner == partitioner.ByteOrdered {
-		params = append(params, jmhstyle.Param{Key: "prefix", Value: strconv.Itoa(cfg.PrefixBytes)})
 	}
-	return s.dataset(params, func() (*keySet, error) { return generatedKeys(cfg, set) })
+	return cfg
 }
 
+// workloads returns the selected workloads: --benchmark, --size or --in,
+// --lookup-keys and --run applied.
+func (s *suite) workloads() ([]workload.Workload, error) {
+	var builds, cold, lookups []*workload.Set
+	if s.o.in != "" {
+		in, err := s.input()
+		if err != nil {
+			return nil, err
+		}
+		builds, cold, lookups = []*workload.Set{in}, []*workload.Set{in}, []*workload.Set{in}
+	} else {
+		builds = workload.BuildSets(s.cat, s.o.size)
+		cold = workload.ColdSets(s.cat, s.o.size)
+		lookups = workload.LookupSets(s.cat, s.o.size)
+		if s.o.lookupKeys > 0 {
+			lookups = []*workload.Set{s.cat.Generated(workload.MurmurUUID(s.o.lookupKeys), workload.SetMurmurUUID)}
+		}
+	}
+	var ws []workload.Workload
+	if s.o.which != "lookup" {
+		ws = append(ws, workload.BuildWorkloads(s.cat, builds, cold)...)
+	}
+	if s.o.which != "build" {
+		ws = append(ws, workload.LookupWorkloads(lookups, &s.bad)...)
+	}
+	if s.o.run != nil {
+		ws = slices.DeleteFunc(ws, func(w workload.Workload) bool { return !s.o.run.MatchString(w.ID()) })
+	}
+	return ws, nil
+}
+
+// input loads the --in key set. Its size is a parameter, so it must be
+// known to name the benchmarks.
+func (s *suite) input() (*workload.Set, error) {
+	if s.in == nil && s.inErr == nil {
+		s.in, s.inErr = s.loadInput()
+	}
+	return s.in, s.inErr
+}
+
+func (s *suite) loadInput() (*workload.Set, error) {
+	ks, err := loadKeys(s.o.in, s.o.part, &progress{})
+	if err == nil && len(ks.keys) == 0 {
+		err = fmt.Errorf("%s: no keys to benchmark", s.o.in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	params := []jmhstyle.Param{
+		{Key: "keys", Value: strconv.Itoa(len(ks.keys))},
+		{Key: "set", Value: filepath.Base(s.o.in)},
+		{Key: "partitioner", Value: s.o.part.String()},
+	}
+	return s.cat.Loaded(params, workload.NewKeys(ks.keys, ks.pos)), nil
+}
+
+// comparePair returns the builder-path A/B pair of --compare: baseline
+// reference, candidate scratch, on Murmur3 UUID 100,000 keys or --in.
+func (s *suite) comparePair() (base, cand jmhstyle.Benchmark, err error) {
+	set := s.cat.Generated(workload.MurmurUUID(100_000), workload.SetMurmurUUID)
+	if s.o.in != "" {
+		if set, err = s.input(); err != nil {
+			return base, cand, err
+		}
+	}
+	return workload.Build(set, partitionindex.PathReference), workload.Build(set, partitionindex.PathScratch), nil
+}
+
+func (s *suite) comparePaths(stdout io.Writer) error {
+	base, cand, err := s.comparePair()
+	if err != nil {
+		return err
+	}
+	c, err := jmhstyle.Compare(base, cand, s.o.rounds, s.o.cfg)
+	if err != nil {
+		return err
+	}
+	if s.o.format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	return jmhstyle.WriteComparison(stdout, c)
+}
+
+// generatedKeys returns the key set cfg generates as a keySet (bti demo).
 func generatedKeys(cfg keygen.Config, name string) (*keySet, error) {
 	keys, err := cfg.Keys()
 	if err != nil {
@@ -315,338 +421,4 @@ func generatedKeys(cfg keygen.Config, name string) (*keySet, error) {
 		ks.raw += int64(len(k.Raw))
 	}
 	return ks, nil
-}
-
-// input returns the --in key set, loading it on first use (its size is a
-// parameter, so it must be known to name the benchmarks).
-func (s *suite) input() (*dataset, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.in == nil && s.inErr == nil {
-		ks, err := loadKeys(s.o.in, s.o.part, &progress{})
-		if err == nil && len(ks.keys) == 0 {
-			err = fmt.Errorf("%s: no keys to benchmark", s.o.in)
-		}
-		if err != nil {
-			s.inErr = err
-		} else {
-			params := []jmhstyle.Param{
-				{Key: "keys", Value: strconv.Itoa(len(ks.keys))},
-				{Key: "set", Value: filepath.Base(s.o.in)},
-				{Key: "partitioner", Value: s.o.part.String()},
-			}
-			s.in = &dataset{params: params, load: func() (*keySet, error) { return ks, nil }}
-		}
-	}
-	return s.in, s.inErr
-}
-
-func (s *suite) dataset(params []jmhstyle.Param, load func() (*keySet, error)) *dataset {
-	id := jmhstyle.Benchmark{Params: params}.ID()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.sets[id]; ok {
-		return d
-	}
-	d := &dataset{params: params, load: load}
-	s.sets[id] = d
-	return d
-}
-
-func murmurUUID(n int) keygen.Config {
-	return keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 1}
-}
-
-func prefixBlob(prefix int) keygen.Config {
-	return keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 16384, Seed: 2,
-		PrefixBytes: prefix, KeyLenMin: 8, KeyLenMax: 24}
-}
-
-// buildSets are the key sets the build benchmark runs on.
-func (s *suite) buildSets() ([]*dataset, error) {
-	if s.o.in != "" {
-		d, err := s.input()
-		return []*dataset{d}, err
-	}
-	sizes := []int{10_000, 100_000}
-	switch s.o.size {
-	case "small":
-		sizes = sizes[:1]
-	case "large":
-		sizes = append(sizes, 1_000_000)
-	}
-	var ds []*dataset
-	for _, n := range sizes {
-		ds = append(ds, s.generated(murmurUUID(n), "murmur3-uuid"))
-	}
-	for _, p := range []int{0, 64, 4096} {
-		ds = append(ds, s.generated(prefixBlob(p), "byteordered-blob"))
-	}
-	return ds, nil
-}
-
-func (s *suite) lookupSet() (*dataset, error) {
-	if s.o.in != "" {
-		return s.input()
-	}
-	n := 1_000_000
-	if s.o.size == "small" {
-		n = 100_000
-	}
-	if s.o.lookupKeys > 0 {
-		n = s.o.lookupKeys
-	}
-	return s.generated(murmurUUID(n), "murmur3-uuid"), nil
-}
-
-func (s *suite) compareSet() (*dataset, error) {
-	if s.o.in != "" {
-		return s.input()
-	}
-	return s.generated(murmurUUID(100_000), "murmur3-uuid"), nil
-}
-
-func (s *suite) builds() ([]jmhstyle.Benchmark, error) {
-	sets, err := s.buildSets()
-	if err != nil {
-		return nil, err
-	}
-	var bs []jmhstyle.Benchmark
-	for _, d := range sets {
-		for _, p := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
-			bs = append(bs, buildBenchmark(d, p))
-		}
-	}
-	return bs, nil
-}
-
-// comparePair returns the A/B pair of --compare: baseline reference,
-// candidate scratch.
-func (s *suite) comparePair() (base, cand jmhstyle.Benchmark, err error) {
-	d, err := s.compareSet()
-	if err != nil {
-		return base, cand, err
-	}
-	return buildBenchmark(d, partitionindex.PathReference), buildBenchmark(d, partitionindex.PathScratch), nil
-}
-
-// buildBenchmark measures building per key (see benchUsage).
-func buildBenchmark(d *dataset, path partitionindex.Path) jmhstyle.Benchmark {
-	params := append(slices.Clone(d.params), jmhstyle.Param{Key: "path", Value: path.String()})
-	return jmhstyle.Benchmark{
-		Name:   "build",
-		Params: params,
-		Setup: func() (func(n int), func(), error) {
-			ks, err := d.keys()
-			if err != nil {
-				return nil, nil, err
-			}
-			opts := partitionindex.Options{Partitioner: ks.keys[0].Partitioner, Path: path}
-			sink := new(bytes.Buffer)
-			sink.Grow(16*len(ks.keys) + int(ks.raw/4) + 1<<17)
-			b := partitionindex.NewBuilder(sink, opts)
-			next := 0
-			op := func(n int) {
-				for range n {
-					if err := b.AddEntry(ks.keys[next], ks.pos[next]); err != nil {
-						panic(err) // the keys were checked when loaded: a bug
-					}
-					if next++; next == len(ks.keys) {
-						if _, err := b.Complete(); err != nil {
-							panic(err)
-						}
-						next = 0
-						sink.Reset()
-						b.Reset(sink, opts)
-					}
-				}
-			}
-			return op, nil, nil
-		},
-	}
-}
-
-// lookupData is what the lookup benchmarks share: the index (in memory),
-// the probes and, for the baseline, the sorted encodings. Probes are laid
-// out in the order they are used, their raw bytes copied alongside, so a
-// hit and a miss cost the same memory traffic outside the index.
-type lookupData struct {
-	ks     *keySet
-	ix     *partitionindex.Index
-	hits   []partitioner.Key // present keys in random order
-	hitPos []int64           // their positions
-	misses []partitioner.Key // absent keys
-
-	encOnce sync.Once
-	encs    [][]byte
-}
-
-// maxProbes bounds the probe sets (and their memory) of the lookups.
-const maxProbes = 1 << 18
-
-func (d *dataset) lookup() (*lookupData, error) {
-	d.lookupOnce.Do(func() {
-		d.lk, d.lookupErr = newLookupData(d)
-	})
-	return d.lk, d.lookupErr
-}
-
-func newLookupData(d *dataset) (*lookupData, error) {
-	ks, err := d.keys()
-	if err != nil {
-		return nil, err
-	}
-	p := ks.keys[0].Partitioner
-	res, err := buildIndex(ks, partitionindex.Options{Partitioner: p}, nil, &progress{})
-	if err != nil {
-		return nil, err
-	}
-	ix, err := partitionindex.NewIndex(res.data, p)
-	if err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(7, 11))
-	order := rng.Perm(len(ks.keys))[:min(len(ks.keys), maxProbes)]
-	lk := &lookupData{ks: ks, ix: ix}
-	var arena []byte
-	clone := func(raw []byte, extra int) []byte {
-		if cap(arena)-len(arena) < len(raw)+extra {
-			arena = make([]byte, 0, max(1<<20, len(raw)+extra))
-		}
-		start := len(arena)
-		arena = append(arena, raw...)
-		for range extra {
-			arena = append(arena, byte(rng.Uint32()))
-		}
-		return arena[start:len(arena):len(arena)]
-	}
-	for _, i := range order {
-		lk.hits = append(lk.hits, p.Decorate(clone(ks.keys[i].Raw, 0)))
-		lk.hitPos = append(lk.hitPos, ks.pos[i])
-	}
-	// Each miss is a present key with one byte appended: for hashed
-	// partitioners a random token, for ByteOrdered a near miss.
-	for _, i := range order {
-		k := p.Decorate(clone(ks.keys[i].Raw, 1))
-		if _, found := slices.BinarySearchFunc(ks.keys, k, partitioner.Compare); !found {
-			lk.misses = append(lk.misses, k)
-		}
-	}
-	if len(lk.misses) == 0 {
-		lk.misses = lk.hits[:1] // degenerate set: measure something
-	}
-	return lk, nil
-}
-
-func (lk *lookupData) encodings() [][]byte {
-	lk.encOnce.Do(func() {
-		lk.encs = make([][]byte, len(lk.ks.keys))
-		var arena []byte
-		for i, k := range lk.ks.keys {
-			if cap(arena)-len(arena) < len(k.Raw)+64 {
-				arena = make([]byte, 0, 1<<20)
-			}
-			start := len(arena)
-			arena = k.AppendComparable(arena)
-			lk.encs[i] = arena[start:len(arena):len(arena)]
-		}
-	})
-	return lk.encs
-}
-
-func (s *suite) lookups() ([]jmhstyle.Benchmark, error) {
-	d, err := s.lookupSet()
-	if err != nil {
-		return nil, err
-	}
-	var threadSeq atomic.Uint64 // start each thread at another probe
-	mk := func(name string, body func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int)) jmhstyle.Benchmark {
-		return jmhstyle.Benchmark{
-			Name:   name,
-			Params: slices.Clone(d.params),
-			Setup: func() (func(n int), func(), error) {
-				lk, err := d.lookup()
-				if err != nil {
-					return nil, nil, err
-				}
-				rd, err := lk.ix.OpenReader()
-				if err != nil {
-					return nil, nil, err
-				}
-				start := int(threadSeq.Add(1) * 7919)
-				return body(lk, rd, start), func() { _ = rd.Close() }, nil
-			},
-		}
-	}
-	hit := func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int) {
-		probes, want := lk.hits, lk.hitPos
-		j := start % len(probes)
-		return func(n int) {
-			bad := 0
-			for range n {
-				pos, ok, err := rd.Get(probes[j])
-				if err != nil || !ok || pos != want[j] {
-					bad++
-				}
-				if j++; j == len(probes) {
-					j = 0
-				}
-			}
-			if bad > 0 {
-				s.bad.Add(int64(bad))
-			}
-		}
-	}
-	miss := func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int) {
-		probes := lk.misses
-		j := start % len(probes)
-		return func(n int) {
-			for range n {
-				_, _, _ = rd.Get(probes[j])
-				if j++; j == len(probes) {
-					j = 0
-				}
-			}
-		}
-	}
-	ceiling := func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int) {
-		probes := lk.misses
-		j := start % len(probes)
-		return func(n int) {
-			for range n {
-				_, _, _ = rd.Ceiling(probes[j], nil)
-				if j++; j == len(probes) {
-					j = 0
-				}
-			}
-		}
-	}
-	binary := func(lk *lookupData, _ *partitionindex.Reader, start int) func(n int) {
-		probes, want, encs, pos := lk.hits, lk.hitPos, lk.encodings(), lk.ks.pos
-		j := start % len(probes)
-		var scratch []byte
-		return func(n int) {
-			bad := 0
-			for range n {
-				scratch = probes[j].AppendComparable(scratch[:0])
-				// sort.Search: the first x with encs[x] >= probe.
-				x := sort.Search(len(encs), func(x int) bool { return bytes.Compare(encs[x], scratch) >= 0 })
-				if x == len(encs) || !bytes.Equal(encs[x], scratch) || pos[x] != want[j] {
-					bad++
-				}
-				if j++; j == len(probes) {
-					j = 0
-				}
-			}
-			if bad > 0 {
-				s.bad.Add(int64(bad))
-			}
-		}
-	}
-	return []jmhstyle.Benchmark{
-		mk("lookup-hit", hit),
-		mk("lookup-miss", miss),
-		mk("ceiling", ceiling),
-		mk("binary-search-hit", binary),
-	}, nil
 }

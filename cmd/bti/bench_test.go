@@ -25,19 +25,28 @@ type benchJSON struct {
 	Forks           int               `json:"forks"`
 }
 
-// parseBenchJSON checks the output is one JSON array with the required
-// fields, and returns it.
+// parseBenchJSON checks the output is one JSON document with provenance
+// and results carrying the required fields, and returns the results.
 func parseBenchJSON(t *testing.T, out string) []benchJSON {
 	t.Helper()
+	var doc struct {
+		Provenance map[string]any  `json:"provenance"`
+		Results    json.RawMessage `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	for _, f := range []string{"module", "revision", "revision_source", "go_version", "goos", "goarch", "cpu", "gomaxprocs", "command"} {
+		require.Contains(t, doc.Provenance, f)
+	}
+	require.Equal(t, "github.com/bti-go/bti", doc.Provenance["module"])
 	var raw []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	require.NoError(t, json.Unmarshal(doc.Results, &raw), out)
 	for _, o := range raw {
 		for _, f := range []string{"benchmark", "params", "ns_per_op", "ns_per_op_error", "alloc_bytes_per_op", "allocs_per_op"} {
 			require.Contains(t, o, f)
 		}
 	}
 	var rs []benchJSON
-	require.NoError(t, json.Unmarshal([]byte(out), &rs))
+	require.NoError(t, json.Unmarshal(doc.Results, &rs))
 	for _, r := range rs {
 		require.NotNil(t, r.NsPerOp)
 		require.Positive(t, *r.NsPerOp, r.Benchmark)
@@ -56,7 +65,9 @@ func TestBenchJSONOnInput(t *testing.T) {
 	count := map[string]int{}
 	for _, b := range rs {
 		count[b.Benchmark]++
-		assert.Equal(t, "1000", b.Params["keys"])
+		if b.Benchmark != "new-builder" { // always one generated key
+			assert.Equal(t, "1000", b.Params["keys"])
+		}
 		if b.Benchmark == "build" {
 			assert.Contains(t, []string{"scratch", "reference"}, b.Params["path"])
 			assert.Equal(t, "1", b.Params["threads"])
@@ -66,7 +77,8 @@ func TestBenchJSONOnInput(t *testing.T) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		threads = 2 // threads=1 and threads=GOMAXPROCS
 	}
-	assert.Equal(t, map[string]int{"build": 2, "lookup-hit": threads, "lookup-miss": threads, "ceiling": threads, "binary-search-hit": threads}, count)
+	assert.Equal(t, map[string]int{"build": 2, "build-cold": 1, "new-builder": 1,
+		"lookup-hit": threads, "lookup-miss": threads, "ceiling": threads, "binary-search-hit": threads}, count)
 }
 
 func TestBenchFormats(t *testing.T) {
@@ -75,6 +87,13 @@ func TestBenchFormats(t *testing.T) {
 		r := bti(append([]string{"bench", "--benchmark", "build", "--in", c.keys, "--format", f}, tiny...)...)
 		requireCode(t, 0, r, f)
 		assert.Contains(t, strings.ToLower(r.stdout), "build", f)
+		if f == "benchfmt" {
+			// Named and configured as partitionindex's go test benchmarks,
+			// so benchstat puts the two outputs in one table.
+			assert.Contains(t, r.stdout, "\npkg: github.com/bti-go/bti/partitionindex\n")
+			assert.Contains(t, r.stdout, "\nBenchmarkBuild/keys=10/set=keys.tsv/partitioner=murmur3/path=scratch/threads=1")
+			assert.Contains(t, r.stdout, "\n# vcs-source: ")
+		}
 	}
 	r := bti(append([]string{"bench", "--compare", "--rounds", "1", "--in", c.keys}, tiny...)...)
 	requireCode(t, 0, r)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -39,7 +40,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	}
 
 	start := time.Now()
-	cfg := murmurUUID(*count)
+	cfg := workload.MurmurUUID(*count)
 	cfg.Seed = *seed
 	ks, err := generatedKeys(cfg, "murmur3-uuid")
 	if err != nil {

@@ -1,0 +1,164 @@
+package workload
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/bti-go/bti/jmhstyle"
+	"github.com/bti-go/bti/partitionindex"
+)
+
+// Build measures building per key: op(n) adds the next n keys of the set
+// with AddEntry (keys decorated beforehand, as an SSTable writer hands the
+// builder decorated keys) and, whenever the set is exhausted, calls
+// Complete and starts a new index (Reset) in the same in-memory sink. So
+// ns/op, B/op and allocs/op are per key, with Complete and the writes
+// amortised: the warm, steady-state cost. Params: the set's, then path.
+// Info adds index-bytes, the size of the last completed index.
+func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
+	var indexBytes atomic.Int64
+	return jmhstyle.Benchmark{
+		Name:   "build",
+		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: path.String()}),
+		Setup: func() (func(n int), func(), error) {
+			ks, err := set.Keys()
+			if err != nil {
+				return nil, nil, err
+			}
+			opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner, Path: path}
+			sink := newSink(ks)
+			b := partitionindex.NewBuilder(sink, opts)
+			next := 0
+			op := func(n int) {
+				for range n {
+					if err := b.AddEntry(ks.Keys[next], ks.Pos[next]); err != nil {
+						panic(err) // the keys were checked when loaded: a bug
+					}
+					if next++; next == len(ks.Keys) {
+						if _, err := b.Complete(); err != nil {
+							panic(err)
+						}
+						indexBytes.Store(int64(sink.Len()))
+						next = 0
+						sink.Reset()
+						b.Reset(sink, opts)
+					}
+				}
+			}
+			return op, nil, nil
+		},
+		Info: func() []jmhstyle.Param {
+			info := set.info()
+			if n := indexBytes.Load(); n > 0 {
+				info = append(info, jmhstyle.Param{Key: "index-bytes", Value: strconv.FormatInt(n, 10)})
+			}
+			return info
+		},
+	}
+}
+
+// newSink returns an output buffer large enough for the whole index, so
+// growing it is not measured (bti build does the same).
+func newSink(ks *Keys) *bytes.Buffer {
+	sink := new(bytes.Buffer)
+	sink.Grow(16*len(ks.Keys) + int(ks.Raw/4) + 1<<17)
+	return sink
+}
+
+// BuildCold measures what "bti build" pays: one whole index from a fresh
+// Builder, once per process (jmhstyle SingleShot), reported per key
+// (OpsPerInvocation = the set size). The keys are loaded and the output
+// buffer reserved (but not touched) in Setup, as bti build does before its
+// clock starts; the builder's allocations, its page faults and cold caches
+// are measured. Run it in fresh processes, one iteration each, without
+// warmup: a second iteration in the same process is no longer cold.
+//
+// Info adds peak-rss-bytes and rss-before-bytes (Linux only): the peak
+// resident set during the build (the kernel's high-water mark, reset just
+// before it) and the resident set just before it, so their difference is
+// what the build added.
+func BuildCold(set *Set) jmhstyle.Benchmark {
+	var rssBefore, peakRSS atomic.Int64
+	return jmhstyle.Benchmark{
+		Name:             "build-cold",
+		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		SingleShot:       true,
+		OpsPerInvocation: set.Count,
+		Setup: func() (func(n int), func(), error) {
+			ks, err := set.Keys()
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(ks.Keys) != set.Count {
+				return nil, nil, fmt.Errorf("set of %d keys, %d expected", len(ks.Keys), set.Count)
+			}
+			opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner}
+			sink := newSink(ks)
+			op := func(int) {
+				before, peakOK := resetPeakRSS()
+				b := partitionindex.NewBuilder(sink, opts)
+				for i, k := range ks.Keys {
+					if err := b.AddEntry(k, ks.Pos[i]); err != nil {
+						panic(err)
+					}
+				}
+				if _, err := b.Complete(); err != nil {
+					panic(err)
+				}
+				if peakOK {
+					if peak, ok := readStatusBytes("VmHWM:"); ok {
+						rssBefore.Store(before)
+						peakRSS.Store(peak)
+					}
+				}
+				sink.Reset()
+			}
+			return op, nil, nil
+		},
+		Info: func() []jmhstyle.Param {
+			info := set.info()
+			if p := peakRSS.Load(); p > 0 {
+				info = append(info,
+					jmhstyle.Param{Key: "rss-before-bytes", Value: strconv.FormatInt(rssBefore.Load(), 10)},
+					jmhstyle.Param{Key: "peak-rss-bytes", Value: strconv.FormatInt(p, 10)})
+			}
+			return info
+		},
+	}
+}
+
+// NewBuilder measures creating a fresh Builder and building a one-key
+// index with it: the fixed cost a caller pays per small index (an SSTable
+// with one partition) when it does not reuse builders. B/op and allocs/op
+// are the point; params: keys=1, set and path.
+func NewBuilder(set *Set) jmhstyle.Benchmark {
+	return jmhstyle.Benchmark{
+		Name:   "new-builder",
+		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		Setup: func() (func(n int), func(), error) {
+			ks, err := set.Keys()
+			if err != nil {
+				return nil, nil, err
+			}
+			opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner}
+			sink := newSink(ks)
+			op := func(n int) {
+				for range n {
+					sink.Reset()
+					b := partitionindex.NewBuilder(sink, opts)
+					if err := b.AddEntry(ks.Keys[0], ks.Pos[0]); err != nil {
+						panic(err)
+					}
+					if _, err := b.Complete(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			return op, nil, nil
+		},
+		Info: set.info,
+	}
+}
