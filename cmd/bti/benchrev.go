@@ -500,10 +500,17 @@ func writeRevOutputs(prefix string, meta *revMeta) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(prefix+".csv", csvBuf.Bytes()); err != nil {
+	outs, err := createOutputs(io.Discard, nil, prefix+".csv", prefix+".json")
+	if err != nil {
 		return err
 	}
-	return writeFileAtomic(prefix+".json", append(js, '\n'))
+	for i, data := range [][]byte{csvBuf.Bytes(), append(js, '\n')} {
+		if err := writeAndCommit(outs[i], data); err != nil {
+			outs[1].abort()
+			return err
+		}
+	}
+	return nil
 }
 
 // writeRevTable prints the comparison table.

@@ -78,8 +78,8 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// smallKeys writes a keys.tsv of n Murmur3 keys.
-func smallKeys(t *testing.T, n int) string {
+// murmur3KeysFile writes a keys.tsv of n Murmur3 keys.
+func murmur3KeysFile(t *testing.T, n int) string {
 	t.Helper()
 	entries, err := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 5}.Generate()
 	require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestBenchRevisionCompare(t *testing.T) {
 	repo := tempRepo(t)
 	baseCommit := gitT(t, repo, "rev-parse", "base")
 	candCommit := gitT(t, repo, "rev-parse", "cand")
-	keys := smallKeys(t, 300)
+	keys := murmur3KeysFile(t, 300)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the worktrees and binaries go
 	out := filepath.Join(t.TempDir(), "cmp")

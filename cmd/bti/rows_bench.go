@@ -185,15 +185,20 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "# rows bench: %d benchmarks in %s\n", len(results), time.Since(start).Round(time.Millisecond))
+	prov := jmhstyle.CollectProvenance()
+	prov.Package = "github.com/bti-go/bti/rowindex"
 	switch o.format {
 	case "json":
-		return jmhstyle.WriteJSON(stdout, results)
+		return jmhstyle.WriteJSON(stdout, &prov, results)
 	case "csv":
 		return jmhstyle.WriteCSV(stdout, results)
 	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, results)
+		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
 	}
-	return jmhstyle.WriteText(stdout, results)
+	if err := jmhstyle.WriteText(stdout, results); err != nil {
+		return err
+	}
+	return jmhstyle.WriteProvenance(stdout, prov, results)
 }
 
 // forkRowsBenchmarks is forkBenchmarks for "bti rows bench": the list a
