@@ -18,7 +18,7 @@ var (
 	// Cassandra's "not found" marker).
 	ErrPosition = errors.New("partitionindex: position cannot be encoded")
 	// ErrPartitioner: a key decorated by another partitioner than the
-	// builder's or reader's.
+	// builder's or reader's, or a partitioner value that names none.
 	ErrPartitioner = errors.New("partitionindex: key from another partitioner")
 	// ErrFinished: the builder was completed (or closed).
 	ErrFinished = errors.New("partitionindex: builder already completed")

@@ -66,6 +66,9 @@ func newIndex(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
 }
 
 func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
+	if p.ClassName() == "" {
+		return nil, fmt.Errorf("%w: unknown partitioner %v", ErrPartitioner, p)
+	}
 	src := trie.Source{File: file}
 	if v.tail != nil {
 		src.Cutoff, src.Tail = v.cutoff, v.tail
