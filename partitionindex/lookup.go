@@ -230,9 +230,12 @@ func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 //	for it.Next() { use(it.Pos()) }
 //	if err := it.Err(); err != nil { ... }
 //
-// Like Cassandra's IndexPosIterator, the first and last positions may stand
-// for keys just outside the bounds (entries are prefixes); the caller checks
-// the real keys at both ends.
+// A scan yields every entry whose key lies between the bounds, inclusive.
+// Like Cassandra's IndexPosIterator it may also yield, at either end, the
+// one neighbour just outside a bound that is not itself a key of the index
+// (entries are prefixes: a neighbour's stored prefix may be a prefix of the
+// bound); the caller checks the real keys at both ends. Bounds with start
+// after end are an empty range and yield nothing.
 //
 // The iterator keeps copies of its bounds, so the caller's bound memory need
 // only live for the call that starts the scan, and the handle's other
@@ -337,11 +340,38 @@ func (it *Iterator) keep(buf *[]byte, bound []byte) []byte {
 // reset starts the trie iteration between the iterator's own bound copies.
 func (it *Iterator) reset(start, end []byte) {
 	r := it.r
-	if it.reverse {
-		it.rev.Reset(r.t, start, end, true)
+	if start != nil && end != nil && bytes.Compare(start, end) > 0 {
+		it.done = true // start after end: an empty range
 		return
 	}
-	it.fwd.Reset(r.t, start, end, true)
+	if !it.reverse {
+		it.fwd.Reset(r.t, start, end, true)
+		return
+	}
+	if end == nil && start != nil {
+		// Cassandra's reverse iterator without an end bound skips the
+		// entry on start's path when it would be the first result (trie
+		// pitfall 25). That entry can only be the largest one, when start
+		// walks down to it: then it is the whole answer, since everything
+		// else is a prefix of start passed over by it or below start.
+		last, err := r.walker.Last()
+		if err != nil {
+			it.err = fromTrie(err)
+			return
+		}
+		if last >= 0 {
+			node, found, err := r.walker.Exact(start)
+			if err != nil {
+				it.err = fromTrie(err)
+				return
+			}
+			if found && node == last {
+				it.only = last
+				return
+			}
+		}
+	}
+	it.rev.Reset(r.t, start, end, true)
 }
 
 // Next advances to the next entry.
