@@ -62,6 +62,26 @@ func relOps(m *model) []relOp {
 			pos, ok, err := rd.FloorEncoded(enc, m.keyAt)
 			return answer("FloorEncoded", pos, ok, err, m.floor(k))
 		}},
+		{"CeilingCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			c, err := rd.CeilingCandidates(k)
+			if err != nil {
+				return err
+			}
+			if ce, err := rd.CeilingCandidatesEncoded(enc); err != nil || ce != c {
+				return fmt.Errorf("CeilingCandidatesEncoded: %+v %v, want %+v", ce, err, c)
+			}
+			return m.checkCandidates("CeilingCandidates", c, k, +1)
+		}},
+		{"FloorCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			c, err := rd.FloorCandidates(k)
+			if err != nil {
+				return err
+			}
+			if ce, err := rd.FloorCandidatesEncoded(enc); err != nil || ce != c {
+				return fmt.Errorf("FloorCandidatesEncoded: %+v %v, want %+v", ce, err, c)
+			}
+			return m.checkCandidates("FloorCandidates", c, k, -1)
+		}},
 		{"First", func(rd *Reader, _ partitioner.Key, _ []byte) error {
 			pos, ok, err := rd.First()
 			return answer("First", pos, ok, err, m.first())
@@ -252,4 +272,30 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 		require.NoError(t, rd.Close())
 		require.NoError(t, ix.Close())
 	}
+}
+
+// checkCandidates confirms c with the model's keys and compares the answer
+// with the model's ceiling (dir +1) or floor (dir -1).
+func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, dir int) error {
+	want := m.ceiling(k)
+	if dir < 0 {
+		want = m.floor(k)
+	}
+	got, ok := c.Beyond, c.HasBeyond
+	if c.HasOnPath {
+		raw, err := m.keyAt(c.OnPath)
+		if err != nil {
+			return err
+		}
+		if dir*partitioner.Compare(k.Partitioner.Decorate(raw), k) >= 0 {
+			got, ok = c.OnPath, true
+		}
+	}
+	switch {
+	case want == nil && ok:
+		return fmt.Errorf("%s: confirmed %d, want none", what, got)
+	case want != nil && (!ok || got != want.pos):
+		return fmt.Errorf("%s: confirmed (%d, %v), want %d", what, got, ok, want.pos)
+	}
+	return nil
 }

@@ -198,7 +198,7 @@ func BenchmarkLookup(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, _, err := r.Ceiling(f.absent[i], nil); err != nil {
+				if _, err := r.CeilingCandidates(f.absent[i]); err != nil {
 					b.Fatal(err)
 				}
 				if i++; i == len(f.absent) {

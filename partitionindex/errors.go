@@ -24,6 +24,10 @@ var (
 	ErrFinished = errors.New("partitionindex: builder already completed")
 	// ErrClosed: the index or reader handle was closed.
 	ErrClosed = errors.New("partitionindex: index closed")
+	// ErrNoKeyAt: Ceiling or Floor was called without the KeyAt that
+	// confirms its answer; CeilingCandidates and FloorCandidates return
+	// the unconfirmed candidates.
+	ErrNoKeyAt = errors.New("partitionindex: Ceiling and Floor need a KeyAt to confirm their answer (CeilingCandidates and FloorCandidates return unconfirmed candidates)")
 	// ErrCorrupt: the file is not a valid partition index.
 	ErrCorrupt = errors.New("partitionindex: corrupt index")
 )

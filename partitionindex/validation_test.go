@@ -181,9 +181,14 @@ func TestValidateLookupWrongPartitioner(t *testing.T) {
 	k := partitioner.ByteOrdered.Decorate([]byte("a"))
 	_, _, err = r.Get(k)
 	require.ErrorIs(t, err, ErrPartitioner)
-	_, _, err = r.Ceiling(k, nil)
+	noKey := func(int64) ([]byte, error) { return nil, nil }
+	_, _, err = r.Ceiling(k, noKey)
 	require.ErrorIs(t, err, ErrPartitioner)
-	_, _, err = r.Floor(k, nil)
+	_, _, err = r.Floor(k, noKey)
+	require.ErrorIs(t, err, ErrPartitioner)
+	_, err = r.CeilingCandidates(k)
+	require.ErrorIs(t, err, ErrPartitioner)
+	_, err = r.FloorCandidates(k)
 	require.ErrorIs(t, err, ErrPartitioner)
 	it := r.Scan(&k, nil)
 	require.False(t, it.Next())
@@ -348,7 +353,7 @@ func relProbe(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand
 	require.NoError(t, relExercise(rd, p, keys, len(data)+1))
 }
 
-// relExercise runs Get, Ceiling, Floor, First, Last, Scan and ScanReverse
+// relExercise runs Get, Ceiling, Floor (and their candidates), First, Last, Scan and ScanReverse
 // on keys and returns the first error that is not corruption, or an error
 // if an iteration yields more than limit entries.
 func relExercise(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int) error {
@@ -364,11 +369,21 @@ func relExercise(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int
 		if err := check("Get", err); err != nil {
 			return err
 		}
-		_, _, err = rd.Ceiling(k, nil)
+		_, err = rd.CeilingCandidates(k)
+		if err := check("CeilingCandidates", err); err != nil {
+			return err
+		}
+		_, err = rd.FloorCandidates(k)
+		if err := check("FloorCandidates", err); err != nil {
+			return err
+		}
+		// A KeyAt over damaged bytes: any key, here the probe itself.
+		keyAt := func(int64) ([]byte, error) { return raw, nil }
+		_, _, err = rd.Ceiling(k, keyAt)
 		if err := check("Ceiling", err); err != nil {
 			return err
 		}
-		_, _, err = rd.Floor(k, nil)
+		_, _, err = rd.Floor(k, keyAt)
 		if err := check("Floor", err); err != nil {
 			return err
 		}

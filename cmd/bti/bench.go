@@ -43,8 +43,8 @@ Benchmarks:
                      distinct probes, cycled)
   lookup-miss        Reader.Get of absent keys (each a present key plus one
                      random byte)
-  ceiling            Reader.Ceiling of those absent keys, without confirmation
-                     (nil KeyAt: the walk only)
+  ceiling            Reader.CeilingCandidates of those absent keys: the walk
+                     only, without confirming against a data file
   binary-search-hit  baseline: sort.Search over the sorted byte-comparable
                      encodings of the same keys; the probe is encoded inside the
                      op, as the index does
@@ -614,7 +614,7 @@ func (s *suite) lookups() ([]jmhstyle.Benchmark, error) {
 		j := start % len(probes)
 		return func(n int) {
 			for range n {
-				_, _, _ = rd.Ceiling(probes[j], nil)
+				_, _ = rd.CeilingCandidates(probes[j])
 				if j++; j == len(probes) {
 					j = 0
 				}
