@@ -97,11 +97,19 @@ func FuzzIndexReader(f *testing.F) {
 		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
 			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
 		}
+		if _, err := DetectPartitioner(data); err != nil && !relIsCorrupt(err) && !relIsDetect(err) {
+			t.Fatalf("DetectPartitioner: %T %v", err, err)
+		}
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			ix, err := NewIndex(data, p)
+			if _, err := NewIndex(data, p); err != nil && !relIsCorrupt(err) && !relIsMismatch(err) {
+				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
+			}
+			// Lookups must survive any bytes, so they run on the unchecked
+			// index even where the footer's keys do not resolve.
+			ix, err := NewIndexUnchecked(data, p)
 			if err != nil {
 				if !relIsCorrupt(err) {
-					t.Fatalf("NewIndex: %T %v is not a *CorruptError", err, err)
+					t.Fatalf("NewIndexUnchecked: %T %v is not a *CorruptError", err, err)
 				}
 				continue
 			}
@@ -133,6 +141,16 @@ func FuzzIndexReader(f *testing.F) {
 func relIsCorrupt(err error) bool {
 	ce, ok := err.(*CorruptError)
 	return ok && ce != nil
+}
+
+func relIsMismatch(err error) bool {
+	me, ok := err.(*PartitionerMismatchError)
+	return ok && me != nil && errors.Is(err, ErrPartitionerMismatch)
+}
+
+func relIsDetect(err error) bool {
+	de, ok := err.(*DetectError)
+	return ok && de != nil && (errors.Is(err, ErrNoPartitioner) || errors.Is(err, ErrAmbiguousPartitioner))
 }
 
 // relFuzzKeys splits data into keys: each key is a length byte (mod 40)
@@ -304,8 +322,8 @@ func FuzzPartialIndex(f *testing.F) {
 		}
 		ix, err := v.NewIndex(file)
 		if err != nil {
-			if !relIsCorrupt(err) {
-				t.Fatalf("NewIndex: %T %v is not a *CorruptError", err, err)
+			if !relIsCorrupt(err) && !relIsMismatch(err) {
+				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
 			}
 			return
 		}

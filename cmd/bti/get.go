@@ -6,23 +6,26 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/bti-go/bti/partitionindex"
 )
 
-const getUsage = `usage: bti get --index Partitions.db [--partitioner P] KEYHEX...
+const getUsage = `usage: bti get --index Partitions.db [--partitioner auto|P] KEYHEX...
 
 Looks up each key (raw partition key bytes in hex) and prints
 "KEYHEX<TAB>POSITION" or "KEYHEX<TAB>not found". A position is a candidate:
 the index stores only the shortest distinguishing prefix of each key plus a
 one-byte hash, so Cassandra confirms a hit against the key stored in Rows.db
 or Data.db. Exit status 1 if any key was not found.
+
+The partitioner defaults to auto: the one under which the footer's first and
+last keys resolve to the index's first and last entries. An index of zero or
+one key fits every partitioner; murmur3 is then assumed, with a note on
+stderr. A partitioner that does not fit the index is an error (exit 2).
 `
 
-func runGet(args []string, stdout, _ io.Writer) error {
+func runGet(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("get", getUsage)
 	index := fs.String("index", "", "Partitions.db to read (required)")
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, true)
 	keys, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -33,8 +36,7 @@ func runGet(args []string, stdout, _ io.Writer) error {
 	if len(keys) == 0 {
 		return usagef("no keys to look up")
 	}
-	p, err := parsePartitioner(*part)
-	if err != nil {
+	if err := checkPartitionerFlag(*part); err != nil {
 		return err
 	}
 	raws := make([][]byte, len(keys))
@@ -46,11 +48,15 @@ func runGet(args []string, stdout, _ io.Writer) error {
 		raws[i] = raw
 	}
 
-	ix, err := partitionindex.Open(*index, p)
+	ix, note, err := openIndex(*index, *part)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	p := ix.Partitioner()
+	if note != "given" && note != "detected" {
+		fmt.Fprintf(stderr, "bti get: partitioner %v (%s)\n", p, note)
+	}
 	rd, err := ix.OpenReader()
 	if err != nil {
 		return err
