@@ -100,3 +100,22 @@ func TestCommonFlags(t *testing.T) {
 		require.Contains(t, r.stdout, "auto (detect it from the index)", args[0])
 	}
 }
+
+// TestGetCandidates: --op ceiling and floor print both unconfirmed
+// candidates, never a single answer the tool cannot confirm.
+func TestGetCandidates(t *testing.T) {
+	_, out := byteOrderedIndex(t, "10\t1\n20\t2\n30\t3\n40\t4\n")
+	// Each key is stored as its first byte. 25's path reaches no entry and
+	// 30 (position 3) is the next; 40 reaches its own entry, with nothing
+	// beyond; 50 has neither (exit status 1).
+	r := bti("get", "--index", out, "--op", "ceiling", "25", "40", "50")
+	requireCode(t, 1, r)
+	assert.Equal(t, "25\ton-path -\tbeyond 3\n40\ton-path 4\tbeyond -\n50\ton-path -\tbeyond -\n", r.stdout)
+	assert.Contains(t, r.stderr, "1 of 3 keys have no ceiling candidate")
+	r = bti("get", "--index", out, "--op", "floor", "25", "05")
+	requireCode(t, 1, r)
+	assert.Equal(t, "25\ton-path -\tbeyond 2\n05\ton-path -\tbeyond -\n", r.stdout)
+	r = bti("get", "--index", out, "--op", "nearest", "25")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, `--op "nearest"`)
+}
