@@ -22,7 +22,9 @@ import (
 // readable diff, and what bti dump --format hex prints. It works on
 // complete files (not early-open views).
 func (ix *Index) WriteAnnotated(w io.Writer) error {
-	if ix.v.tail != nil {
+	if ix.data == nil {
+		// An early-open view (even one whose Tail is nil) has no footer
+		// and no file bytes of its own to show.
 		return fmt.Errorf("partitionindex: annotated dumps cover complete files, not early-open views")
 	}
 	bw := bufio.NewWriter(w)
