@@ -151,7 +151,7 @@ type Iterator struct {
 	// one bound lazily (end forward, start in reverse) until restarted.
 	startBuf, endBuf []byte
 	// only >= 0: the scan's whole answer is this one entry (see
-	// resetReverse); it is yielded once, then the iterator is done.
+	// reset); it is yielded once, then the iterator is done.
 	only int64
 	done bool
 	pos  int64
