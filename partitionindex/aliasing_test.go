@@ -299,3 +299,23 @@ func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, di
 	}
 	return nil
 }
+
+// TestAliasingCloseDuringScan: closing the handle between Next calls ends
+// the scan with ErrClosed; the iterator does not read memory the handle no
+// longer pins.
+func TestAliasingCloseDuringScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 9))
+	file, _ := buildModel(t, partitioner.Murmur3, keySets[0].gen(r, 100), r, 0)
+	ix, err := NewIndex(file, partitioner.Murmur3)
+	require.NoError(t, err)
+	for _, kind := range relScanKinds {
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		it := kind.start(rd, nil, nil)
+		require.True(t, it.Next(), kind.name)
+		require.NoError(t, rd.Close())
+		require.False(t, it.Next(), kind.name)
+		require.ErrorIs(t, it.Err(), ErrClosed, kind.name)
+	}
+	require.NoError(t, ix.Close())
+}

@@ -71,6 +71,7 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	// Positions are key numbers; the caller's data file is keys.
 	keyAt := KeyAt(func(pos int64) ([]byte, error) { return keys[pos].Raw, nil })
 	i := 0
+	var enc []byte
 	ops := map[string]func(){
 		"get":                func() { _, _, _ = r.Get(keys[i%len(keys)]) },
 		"miss":               func() { _, _, _ = r.Get(absent) },
@@ -86,6 +87,17 @@ func TestLookupsAllocateNothing(t *testing.T) {
 		},
 		"scan-reverse": func() {
 			it := r.ScanReverse(nil, &keys[i%len(keys)])
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+		"scan-reverse-from": func() {
+			it := r.ScanReverse(&keys[i%len(keys)], nil)
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+		"scan-encoded": func() {
+			enc = keys[i%len(keys)].AppendComparable(enc[:0])
+			it := r.ScanReverseEncoded(enc, nil)
 			for n := 0; n < 10 && it.Next(); n++ {
 			}
 		},
