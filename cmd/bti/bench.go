@@ -83,7 +83,7 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.which, "benchmark", "all", "which benchmarks: build, lookup or all")
 	fs.StringVar(&o.size, "size", "default", "built-in key sets: small, default or large")
 	fs.StringVar(&o.in, "in", "", "run every benchmark on this keys.tsv (or .bz2) instead of the built-in sets")
-	part := fs.String("partitioner", "murmur3", "partitioner of --in: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, false)
 	fs.IntVar(&o.cfg.Forks, "forks", 1, "fresh processes per benchmark (0: run in this process)")
 	warmup := fs.Int("warmup", 3, "warmup iterations per fork (0: none)")
 	fs.IntVar(&o.cfg.Measurement, "iterations", 5, "measurement iterations per fork")

@@ -81,9 +81,14 @@ func TestPartitionerAutoTooSmall(t *testing.T) {
 	}
 }
 
-// TestCommonFlags: every command that reads an index takes the same
-// --partitioner flag, with the same values.
+// TestCommonFlags: every subcommand takes --partitioner; those that read
+// an index take the same values, auto included.
 func TestCommonFlags(t *testing.T) {
+	for _, c := range commands() {
+		r := bti(c.name, "-h")
+		requireCode(t, 0, r, c.name)
+		assert.Contains(t, r.stdout, "-partitioner", "bti %s -h", c.name)
+	}
 	keys, out := byteOrderedIndex(t, "10\t1\n20\t2\n")
 	for _, args := range [][]string{
 		{"get", "--index", out, "10"},
