@@ -68,13 +68,18 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	absent := partitioner.Murmur3.Decorate([]byte("absent key"))
+	// Positions are key numbers; the caller's data file is keys.
+	keyAt := KeyAt(func(pos int64) ([]byte, error) { return keys[pos].Raw, nil })
 	i := 0
+	var enc []byte
 	ops := map[string]func(){
-		"get":     func() { _, _, _ = r.Get(keys[i%len(keys)]) },
-		"miss":    func() { _, _, _ = r.Get(absent) },
-		"ceiling": func() { _, _, _ = r.Ceiling(keys[i%len(keys)], nil) },
-		"floor":   func() { _, _, _ = r.Floor(keys[i%len(keys)], nil) },
-		"first":   func() { _, _, _ = r.First() },
+		"get":                func() { _, _, _ = r.Get(keys[i%len(keys)]) },
+		"miss":               func() { _, _, _ = r.Get(absent) },
+		"ceiling":            func() { _, _, _ = r.Ceiling(keys[i%len(keys)], keyAt) },
+		"floor":              func() { _, _, _ = r.Floor(keys[i%len(keys)], keyAt) },
+		"ceiling-candidates": func() { _, _ = r.CeilingCandidates(keys[i%len(keys)]) },
+		"floor-candidates":   func() { _, _ = r.FloorCandidates(keys[i%len(keys)]) },
+		"first":              func() { _, _, _ = r.First() },
 		"scan": func() {
 			it := r.Scan(&keys[i%len(keys)], nil)
 			for n := 0; n < 10 && it.Next(); n++ {
@@ -82,6 +87,17 @@ func TestLookupsAllocateNothing(t *testing.T) {
 		},
 		"scan-reverse": func() {
 			it := r.ScanReverse(nil, &keys[i%len(keys)])
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+		"scan-reverse-from": func() {
+			it := r.ScanReverse(&keys[i%len(keys)], nil)
+			for n := 0; n < 10 && it.Next(); n++ {
+			}
+		},
+		"scan-encoded": func() {
+			enc = keys[i%len(keys)].AppendComparable(enc[:0])
+			it := r.ScanReverseEncoded(enc, nil)
 			for n := 0; n < 10 && it.Next(); n++ {
 			}
 		},

@@ -22,7 +22,9 @@ import (
 // readable diff, and what bti dump --format hex prints. It works on
 // complete files (not early-open views).
 func (ix *Index) WriteAnnotated(w io.Writer) error {
-	if ix.v.tail != nil {
+	if ix.data == nil {
+		// An early-open view (even one whose Tail is nil) has no footer
+		// and no file bytes of its own to show.
 		return fmt.Errorf("partitionindex: annotated dumps cover complete files, not early-open views")
 	}
 	bw := bufio.NewWriter(w)
@@ -50,12 +52,11 @@ func (ix *Index) WriteAnnotated(w io.Writer) error {
 			if !ok {
 				return &CorruptError{Offset: n.Pos, Reason: "payload does not fit"}
 			}
-			size += int64(int(flags) - 7) // 1..8 position bytes
 			if hasHash {
-				size++
+				size += 1 + int64(flags) - 7 // hash byte, then 1..8 position bytes
 				note += fmt.Sprintf("  payload: hash %02x, position %s", hash, describePosition(pos))
 			} else {
-				size-- // flags 1..7: no hash byte, flags bytes of position
+				size += int64(flags) // flags 1..7: no hash byte, flags bytes of position
 				note += fmt.Sprintf("  payload: position %s", describePosition(pos))
 			}
 		}
@@ -64,6 +65,11 @@ func (ix *Index) WriteAnnotated(w io.Writer) error {
 	}
 	footer := int64(len(data)) - footerLength
 	firstKeyPos := ix.firstKeyPos
+	if at > firstKeyPos {
+		// Payload sizes come from damaged flags: the last node runs into
+		// the footer's keys.
+		return &CorruptError{Offset: at, Reason: fmt.Sprintf("the trie's last node ends at %d, past the footer's keys at %d", at, firstKeyPos)}
+	}
 	if at < firstKeyPos {
 		writeGap(bw, data, at, firstKeyPos)
 	}

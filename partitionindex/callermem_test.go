@@ -106,6 +106,11 @@ func TestCallerMemoryReader(t *testing.T) {
 			maxLen = max(maxLen, len(k))
 		}
 		startBuf, endBuf := make([]byte, maxLen+1), make([]byte, maxLen+1)
+		byPos := map[int64][]byte{}
+		for i, k := range s.keys {
+			byPos[s.pos[i]] = k
+		}
+		keyAt := func(pos int64) ([]byte, error) { return byPos[pos], nil }
 		r := rand.New(rand.NewPCG(4, 4))
 		lookups := 200
 		if testing.Short() || raceEnabled {
@@ -125,18 +130,18 @@ func TestCallerMemoryReader(t *testing.T) {
 				require.Equal(t, wantOK, ok)
 				require.Equal(t, wantPos, pos)
 
-				wantPos, wantOK, err = fresh.Ceiling(fk, nil)
+				wantPos, wantOK, err = fresh.Ceiling(fk, keyAt)
 				require.NoError(t, err)
 				key = startBuf[:copy(startBuf, k)]
-				pos, ok, err = reused.Ceiling(s.part.Decorate(key), nil)
+				pos, ok, err = reused.Ceiling(s.part.Decorate(key), keyAt)
 				cl.fn(r, startBuf)
 				require.NoError(t, err)
 				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})
 
-				wantPos, wantOK, err = fresh.Floor(fk, nil)
+				wantPos, wantOK, err = fresh.Floor(fk, keyAt)
 				require.NoError(t, err)
 				key = startBuf[:copy(startBuf, k)]
-				pos, ok, err = reused.Floor(s.part.Decorate(key), nil)
+				pos, ok, err = reused.Floor(s.part.Decorate(key), keyAt)
 				cl.fn(r, startBuf)
 				require.NoError(t, err)
 				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})

@@ -45,11 +45,12 @@ func checkLookups(rd *Reader, s *orderedInput, from, step int) error {
 		if err != nil || !ok || pos != s.pos[i] {
 			return fmt.Errorf("Get key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
 		}
-		if pos, ok, err = rd.Ceiling(k, nil); err != nil || !ok || pos != s.pos[i] {
-			return fmt.Errorf("Ceiling key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
+		// A member's own entry is on its path: the first candidate.
+		if c, err := rd.CeilingCandidates(k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
+			return fmt.Errorf("CeilingCandidates key %d: %+v %v, want %d", i, c, err, s.pos[i])
 		}
-		if pos, ok, err = rd.Floor(k, nil); err != nil || !ok || pos != s.pos[i] {
-			return fmt.Errorf("Floor key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
+		if c, err := rd.FloorCandidates(k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
+			return fmt.Errorf("FloorCandidates key %d: %+v %v, want %d", i, c, err, s.pos[i])
 		}
 	}
 	start := s.part.Decorate(s.keys[from])
@@ -151,9 +152,14 @@ func closeWhileInFlight(t *testing.T, ix *Index, s *orderedInput, released func(
 		k := s.part.Decorate(s.keys[0])
 		_, _, err := rd.Get(k)
 		require.ErrorIs(t, err, ErrClosed)
-		_, _, err = rd.Ceiling(k, nil)
+		noKey := func(int64) ([]byte, error) { return nil, nil }
+		_, _, err = rd.Ceiling(k, noKey)
 		require.ErrorIs(t, err, ErrClosed)
-		_, _, err = rd.Floor(k, nil)
+		_, _, err = rd.Floor(k, noKey)
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = rd.CeilingCandidates(k)
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = rd.FloorCandidates(k)
 		require.ErrorIs(t, err, ErrClosed)
 		_, _, err = rd.First()
 		require.ErrorIs(t, err, ErrClosed)

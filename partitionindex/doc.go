@@ -50,7 +50,12 @@
 // a candidate. A key that shares a stored prefix and (1 in 256) the hash
 // byte gets that entry's position; the caller confirms it by comparing the
 // key stored at the position in Rows.db or Data.db, as Cassandra does.
-// Ceiling and Floor take a KeyAt function to do that confirmation.
+// Ceiling and Floor take a KeyAt function to do that confirmation and
+// return confirmed answers only; CeilingCandidates and FloorCandidates
+// return the unconfirmed candidates for callers that confirm on their own.
+// Scans
+// yield every entry between their bounds plus at most one candidate just
+// outside each bound (see Iterator).
 //
 // Concurrency: an Index is immutable and shared; each goroutine opens its
 // own Reader handle, whose lookups take no lock, do no atomic operation and

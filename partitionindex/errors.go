@@ -18,12 +18,25 @@ var (
 	// Cassandra's "not found" marker).
 	ErrPosition = errors.New("partitionindex: position cannot be encoded")
 	// ErrPartitioner: a key decorated by another partitioner than the
-	// builder's or reader's.
+	// builder's or reader's, or a partitioner value that names none.
 	ErrPartitioner = errors.New("partitionindex: key from another partitioner")
 	// ErrFinished: the builder was completed (or closed).
 	ErrFinished = errors.New("partitionindex: builder already completed")
 	// ErrClosed: the index or reader handle was closed.
 	ErrClosed = errors.New("partitionindex: index closed")
+	// ErrNoKeyAt: Ceiling or Floor was called without the KeyAt that
+	// confirms its answer; CeilingCandidates and FloorCandidates return
+	// the unconfirmed candidates.
+	ErrNoKeyAt = errors.New("partitionindex: Ceiling and Floor need a KeyAt to confirm their answer (CeilingCandidates and FloorCandidates return unconfirmed candidates)")
+	// ErrPartitionerMismatch: the index was not written with the
+	// partitioner it is opened with (see PartitionerMismatchError).
+	ErrPartitionerMismatch = errors.New("partitionindex: wrong partitioner")
+	// ErrNoPartitioner: DetectPartitioner found no partitioner under which
+	// the footer's keys resolve.
+	ErrNoPartitioner = errors.New("partitionindex: no partitioner fits the index")
+	// ErrAmbiguousPartitioner: DetectPartitioner found more than one (an
+	// empty or one-key index fits every partitioner).
+	ErrAmbiguousPartitioner = errors.New("partitionindex: partitioner cannot be told from the index")
 	// ErrCorrupt: the file is not a valid partition index.
 	ErrCorrupt = errors.New("partitionindex: corrupt index")
 )

@@ -2,7 +2,10 @@ package partitionindex
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/trie"
 )
 
 // goldenFilesForFuzz returns the golden Partitions.db files, or none when
@@ -39,12 +43,14 @@ func goldenFilesForFuzz(f *testing.F) [][]byte {
 // iteration may yield more entries than the input has bytes.
 func FuzzIndexReader(f *testing.F) {
 	// While fuzzing, big seeds only slow the engine down (every execution
-	// walks every entry, and minimizing a 1 MB input takes minutes): seed
-	// the files up to 64 KiB then, and under -short and -race. As a plain
-	// test, every file is a seed.
+	// walks every entry and dumps the file, and minimizing a 1 MB input
+	// takes minutes): seed the files up to 16 KiB then (with 64 KiB, a
+	// 60-second run spent nearly all its time minimizing: about 10,000
+	// executions in 150 s), and up to 64 KiB under -short and -race. As a
+	// plain test, every file is a seed.
 	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
 	for _, file := range goldenFilesForFuzz(f) {
-		if (fuzzing || testing.Short() || raceEnabled) && len(file) > 64<<10 {
+		if fuzzing && len(file) > 16<<10 || (testing.Short() || raceEnabled) && len(file) > 64<<10 {
 			continue
 		}
 		f.Add(file)
@@ -93,11 +99,19 @@ func FuzzIndexReader(f *testing.F) {
 		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
 			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
 		}
+		if _, err := DetectPartitioner(data); err != nil && !isCorrupt(err) && !isDetectError(err) {
+			t.Fatalf("DetectPartitioner: %T %v", err, err)
+		}
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			ix, err := NewIndex(data, p)
+			if _, err := NewIndex(data, p); err != nil && !isCorrupt(err) && !isMismatch(err) {
+				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
+			}
+			// Lookups must survive any bytes, so they run on the unchecked
+			// index even where the footer's keys do not resolve.
+			ix, err := NewIndexUnchecked(data, p)
 			if err != nil {
 				if !isCorrupt(err) {
-					t.Fatalf("NewIndex: %T %v is not a *CorruptError", err, err)
+					t.Fatalf("NewIndexUnchecked: %T %v is not a *CorruptError", err, err)
 				}
 				continue
 			}
@@ -108,6 +122,13 @@ func FuzzIndexReader(f *testing.F) {
 			all := append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...)
 			if err := exerciseReader(rd, p, all, len(data)+1); err != nil {
 				t.Fatal(err)
+			}
+			// The dump paths read every reachable node and payload.
+			if err := ix.WriteAnnotated(io.Discard); err != nil && !isCorrupt(err) {
+				t.Fatalf("WriteAnnotated: %T %v is not a *CorruptError", err, err)
+			}
+			if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
+				t.Fatalf("Trie.Dump: %T %v", err, err)
 			}
 			if err := rd.Close(); err != nil {
 				t.Fatal(err)
@@ -122,6 +143,16 @@ func FuzzIndexReader(f *testing.F) {
 func isCorrupt(err error) bool {
 	ce, ok := err.(*CorruptError)
 	return ok && ce != nil
+}
+
+func isMismatch(err error) bool {
+	me, ok := err.(*PartitionerMismatchError)
+	return ok && me != nil && errors.Is(err, ErrPartitionerMismatch)
+}
+
+func isDetectError(err error) bool {
+	de, ok := err.(*DetectError)
+	return ok && de != nil && (errors.Is(err, ErrNoPartitioner) || errors.Is(err, ErrAmbiguousPartitioner))
 }
 
 // fuzzKeys splits data into keys: each key is a length byte (mod 40)
@@ -221,6 +252,101 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		if n != len(keys) {
 			t.Fatalf("scan listed %d of %d", n, len(keys))
+		}
+	})
+}
+
+// FuzzPartialIndex builds early-open views from arbitrary fields over
+// arbitrary bytes (the last 32 bytes of the input choose the file's length,
+// root, cutoff and count; the rest is file and tail): PartialIndex.NewIndex refuses
+// impossible views with a *CorruptError and never panics, and a view that
+// opens answers every lookup without panicking.
+func FuzzPartialIndex(f *testing.F) {
+	// Real views: a few keys, a view after each of them.
+	r := seededRand(5)
+	var raws [][]byte
+	for range 40 {
+		raws = append(raws, randomBytesN(r, 1+r.IntN(5), []byte{0, 1, 'a', 0xff}))
+	}
+	s := newOrderedInput("partial-seed", partitioner.ByteOrdered, 64, r, raws)
+	var buf bytes.Buffer
+	b := NewBuilder(&buf, s.opts(PathScratch))
+	for i := range s.keys {
+		if err := b.Add(s.keys[i], s.pos[i]); err != nil {
+			f.Fatal(err)
+		}
+		if i%7 != 3 {
+			continue
+		}
+		var view *PartialIndex
+		ok, err := b.BuildPartial(0, 0, func(p *PartialIndex) { view = p })
+		if err != nil {
+			f.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		if err := b.Flush(); err != nil {
+			f.Fatal(err)
+		}
+		b.MarkDataSynced(0)
+		b.MarkRowIndexSynced(0)
+		b.MarkPartitionIndexSynced(b.Position())
+		if view == nil {
+			f.Fatal("view not handed out")
+		}
+		file := buf.Bytes()[:min(int64(buf.Len()), view.Cutoff)]
+		in := append(bytes.Clone(file), view.Tail...)
+		in = binary.BigEndian.AppendUint64(in, uint64(len(file)))
+		in = binary.BigEndian.AppendUint64(in, uint64(view.Root))
+		in = binary.BigEndian.AppendUint64(in, uint64(view.Cutoff))
+		in = binary.BigEndian.AppendUint64(in, uint64(view.Count))
+		f.Add(in, false)
+	}
+	f.Add(make([]byte, 32), true)
+	f.Add(binary.BigEndian.AppendUint64(make([]byte, 24), 1<<63), false)
+	f.Add(binary.BigEndian.AppendUint64(make([]byte, 16), 1<<63|5), false)
+	f.Fuzz(func(t *testing.T, data []byte, noTail bool) {
+		if len(data) < 32 {
+			return
+		}
+		fields, rest := data[len(data)-32:], data[:len(data)-32]
+		fileLen := binary.BigEndian.Uint64(fields)
+		v := PartialIndex{
+			Partitioner: partitioner.ByteOrdered,
+			Root:        int64(binary.BigEndian.Uint64(fields[8:])),
+			Cutoff:      int64(binary.BigEndian.Uint64(fields[16:])),
+			Count:       int64(binary.BigEndian.Uint64(fields[24:])),
+		}
+		file := rest
+		if !noTail && fileLen <= uint64(len(rest)) {
+			file, v.Tail = rest[:fileLen], rest[fileLen:]
+		}
+		ix, err := v.NewIndex(file)
+		if err != nil {
+			if !isCorrupt(err) && !isMismatch(err) {
+				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
+			}
+			return
+		}
+		rd, err := ix.OpenReader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exerciseReader(rd, v.Partitioner, [][]byte{nil, {0}, {'a'}, {0xff, 0xff}}, len(data)+1); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.WriteAnnotated(io.Discard); err == nil {
+			t.Fatal("WriteAnnotated of an early-open view must refuse")
+		}
+		if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
+			t.Fatalf("Trie.Dump: %T %v", err, err)
+		}
+		if err := rd.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

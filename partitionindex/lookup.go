@@ -24,7 +24,6 @@ type Reader struct {
 	walker trie.Walker
 	enc    []byte // the encoded lookup key
 	stored []byte // the encoding of a candidate's key, to confirm it
-	endEnc []byte // the encoded end bound of a scan
 	it     Iterator
 	closed bool
 }
@@ -92,88 +91,6 @@ func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
 	return pos, true, nil
 }
 
-// Ceiling returns the position of the smallest key >= key. The entry on
-// key's own path may stand for a smaller key: keyAt is asked for it and it is
-// skipped if smaller. The next entry beyond is certainly greater and is not
-// checked. With a nil keyAt the first candidate is returned unconfirmed.
-func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return 0, false, err
-	}
-	return r.CeilingEncoded(enc, keyAt)
-}
-
-// Floor returns the position of the largest key <= key, confirming the entry
-// on key's own path with keyAt as Ceiling does.
-func (r *Reader) Floor(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return 0, false, err
-	}
-	return r.FloorEncoded(enc, keyAt)
-}
-
-// CeilingEncoded is Ceiling for any byte-comparable position: a key's
-// encoding (Key.AppendComparable) or a token bound, which sorts before
-// (AppendMinBound) or after (AppendMaxBound) every key of its token; range
-// reads by token start there, as with Cassandra's PartitionPosition.
-func (r *Reader) CeilingEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool, err error) {
-	if r.closed {
-		return 0, false, ErrClosed
-	}
-	atKey, greater, err := r.walker.Ceiling(position)
-	if err != nil {
-		return 0, false, fromTrie(err)
-	}
-	return r.confirm(position, atKey, greater, keyAt, +1)
-}
-
-// FloorEncoded is Floor for any byte-comparable position (see
-// CeilingEncoded).
-func (r *Reader) FloorEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool, err error) {
-	if r.closed {
-		return 0, false, ErrClosed
-	}
-	atKey, lesser, err := r.walker.Floor(position)
-	if err != nil {
-		return 0, false, fromTrie(err)
-	}
-	return r.confirm(position, atKey, lesser, keyAt, -1)
-}
-
-// confirm picks between the entry on the position's path and the neighbour
-// beyond it. dir is +1 for ceiling (the stored key must sort at or after
-// position) and -1 for floor (at or before). Keys are compared by their
-// encodings, so positions that are token bounds work the same way.
-func (r *Reader) confirm(position []byte, atKey, beyond int64, keyAt KeyAt, dir int) (int64, bool, error) {
-	if atKey >= 0 {
-		_, _, pos, err := r.payload(atKey)
-		if err != nil {
-			return 0, false, err
-		}
-		if keyAt == nil {
-			return pos, true, nil
-		}
-		raw, err := keyAt(pos)
-		if err != nil {
-			return 0, false, err
-		}
-		r.stored = r.ix.part.Decorate(raw).AppendComparable(r.stored[:0])
-		if c := bytes.Compare(r.stored, position); c == 0 || (c > 0) == (dir > 0) {
-			return pos, true, nil
-		}
-	}
-	if beyond < 0 {
-		return 0, false, nil
-	}
-	_, _, pos, err := r.payload(beyond)
-	if err != nil {
-		return 0, false, err
-	}
-	return pos, true, nil
-}
-
 // First returns the position of the smallest key.
 func (r *Reader) First() (int64, bool, error) {
 	if r.closed {
@@ -213,92 +130,170 @@ func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 //	for it.Next() { use(it.Pos()) }
 //	if err := it.Err(); err != nil { ... }
 //
-// Like Cassandra's IndexPosIterator, the first and last positions may stand
-// for keys just outside the bounds (entries are prefixes); the caller checks
-// the real keys at both ends.
+// A scan yields every entry whose key lies between the bounds, inclusive.
+// Like Cassandra's IndexPosIterator it may also yield, at either end, the
+// one neighbour just outside a bound that is not itself a key of the index
+// (entries are prefixes: a neighbour's stored prefix may be a prefix of the
+// bound); the caller checks the real keys at both ends. Bounds with start
+// after end are an empty range and yield nothing.
+//
+// The iterator keeps copies of its bounds, so the caller's bound memory need
+// only live for the call that starts the scan, and the handle's other
+// lookups (Get, Ceiling, Floor, First, Last and their variants) may run
+// between Next calls. It belongs to its handle: starting another scan on the
+// handle restarts it.
 type Iterator struct {
 	r       *Reader
 	fwd     trie.Iterator
 	rev     trie.ReverseIterator
 	reverse bool
-	pos     int64
-	err     error
+	// The bounds' encodings, owned by the iterator: trie iterators read
+	// one bound lazily (end forward, start in reverse) until restarted.
+	startBuf, endBuf []byte
+	// only >= 0: the scan's whole answer is this one entry (see
+	// reset); it is yielded once, then the iterator is done.
+	only int64
+	done bool
+	pos  int64
+	err  error
 }
 
-// Scan iterates from start to end inclusive (nil for unbounded). The
-// iterator is owned by the handle: a new Scan or ScanReverse restarts it.
+// Scan iterates from start to end inclusive (nil for unbounded). Bounds
+// with start after end are an empty range.
 func (r *Reader) Scan(start, end *partitioner.Key) *Iterator {
 	return r.scan(start, end, false)
 }
 
-// ScanReverse iterates from end down to start inclusive (nil for unbounded).
+// ScanReverse iterates from end down to start inclusive (nil for
+// unbounded).
 func (r *Reader) ScanReverse(start, end *partitioner.Key) *Iterator {
 	return r.scan(start, end, true)
 }
 
 // ScanEncoded is Scan between byte-comparable positions (keys' encodings or
-// token bounds, see CeilingEncoded; nil for unbounded). The iterator keeps
-// end until it is restarted.
+// token bounds, see CeilingEncoded; nil for unbounded). The bounds are
+// copied.
 func (r *Reader) ScanEncoded(start, end []byte) *Iterator {
-	return r.scanEncoded(start, end, false, nil)
-}
-
-// ScanReverseEncoded is ScanReverse between byte-comparable positions.
-func (r *Reader) ScanReverseEncoded(start, end []byte) *Iterator {
-	return r.scanEncoded(start, end, true, nil)
-}
-
-func (r *Reader) scan(start, end *partitioner.Key, reverse bool) *Iterator {
-	startEnc, endEnc, err := r.bounds(start, end)
-	return r.scanEncoded(startEnc, endEnc, reverse, err)
-}
-
-func (r *Reader) scanEncoded(start, end []byte, reverse bool, err error) *Iterator {
-	it := &r.it
-	it.r, it.reverse, it.pos, it.err = r, reverse, 0, err
-	switch {
-	case err != nil:
-	case r.closed:
-		it.err = ErrClosed
-	case reverse:
-		it.rev.Reset(r.t, start, end, true)
-	default:
-		it.fwd.Reset(r.t, start, end, true)
+	it := r.restart(false)
+	if it.err == nil {
+		it.reset(it.keep(&it.startBuf, start), it.keep(&it.endBuf, end))
 	}
 	return it
 }
 
-func (r *Reader) bounds(start, end *partitioner.Key) (startEnc, endEnc []byte, err error) {
+// ScanReverseEncoded is ScanReverse between byte-comparable positions.
+func (r *Reader) ScanReverseEncoded(start, end []byte) *Iterator {
+	it := r.restart(true)
+	if it.err == nil {
+		it.reset(it.keep(&it.startBuf, start), it.keep(&it.endBuf, end))
+	}
+	return it
+}
+
+func (r *Reader) scan(start, end *partitioner.Key, reverse bool) *Iterator {
+	it := r.restart(reverse)
+	if it.err != nil {
+		return it
+	}
+	var startEnc, endEnc []byte
+	for _, b := range [2]struct {
+		key *partitioner.Key
+		buf *[]byte
+		enc *[]byte
+	}{{start, &it.startBuf, &startEnc}, {end, &it.endBuf, &endEnc}} {
+		if b.key == nil {
+			continue
+		}
+		if b.key.Partitioner != r.ix.part {
+			it.err = fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, b.key.Partitioner)
+			return it
+		}
+		*b.buf = b.key.AppendComparable((*b.buf)[:0])
+		*b.enc = *b.buf
+	}
+	it.reset(startEnc, endEnc)
+	return it
+}
+
+// restart clears the handle's iterator for a new scan.
+func (r *Reader) restart(reverse bool) *Iterator {
+	it := &r.it
+	it.r, it.reverse, it.only, it.done, it.pos, it.err = r, reverse, -1, false, 0, nil
 	if r.closed {
-		return nil, nil, ErrClosed
+		it.err = ErrClosed
 	}
-	if end != nil {
-		if _, err := r.encode(*end); err != nil {
-			return nil, nil, err
+	return it
+}
+
+// keep copies a bound into buf, keeping nil (unbounded) apart from empty.
+func (it *Iterator) keep(buf *[]byte, bound []byte) []byte {
+	if bound == nil {
+		return nil
+	}
+	*buf = append((*buf)[:0], bound...)
+	if *buf == nil {
+		*buf = []byte{}
+	}
+	return *buf
+}
+
+// reset starts the trie iteration between the iterator's own bound copies.
+func (it *Iterator) reset(start, end []byte) {
+	r := it.r
+	if start != nil && end != nil && bytes.Compare(start, end) > 0 {
+		it.done = true // start after end: an empty range
+		return
+	}
+	if !it.reverse {
+		it.fwd.Reset(r.t, start, end, true)
+		return
+	}
+	if end == nil && start != nil {
+		// Cassandra's reverse iterator without an end bound skips the
+		// entry on start's path when it would be the first result (trie
+		// pitfall 25). That entry can only be the largest one, when start
+		// walks down to it: then it is the whole answer, since everything
+		// else is a prefix of start passed over by it or below start.
+		last, err := r.walker.Last()
+		if err != nil {
+			it.err = fromTrie(err)
+			return
 		}
-		r.endEnc = append(r.endEnc[:0], r.enc...)
-		endEnc = r.endEnc
-	}
-	if start != nil {
-		if startEnc, err = r.encode(*start); err != nil {
-			return nil, nil, err
+		if last >= 0 {
+			node, found, err := r.walker.Exact(start)
+			if err != nil {
+				it.err = fromTrie(err)
+				return
+			}
+			if found && node == last {
+				it.only = last
+				return
+			}
 		}
 	}
-	return startEnc, endEnc, nil
+	it.rev.Reset(r.t, start, end, true)
 }
 
 // Next advances to the next entry.
 func (it *Iterator) Next() bool {
-	if it.err != nil {
+	if it.err != nil || it.done {
+		return false
+	}
+	if it.r.closed {
+		// The handle no longer pins the index: its memory may be gone.
+		it.err = ErrClosed
 		return false
 	}
 	var node int64
-	if it.reverse {
+	switch {
+	case it.only >= 0:
+		node, it.only, it.done = it.only, -1, true
+	case it.reverse:
 		if !it.rev.Next() {
 			return false
 		}
 		node = it.rev.Node()
-	} else {
+	default:
 		if !it.fwd.Next() {
 			return false
 		}
@@ -316,6 +311,8 @@ func (it *Iterator) Err() error {
 	switch {
 	case it.err != nil:
 		return it.err
+	case it.done:
+		return nil
 	case it.reverse:
 		return fromTrie(it.rev.Err())
 	default:

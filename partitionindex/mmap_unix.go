@@ -14,6 +14,14 @@ import (
 // Open memory-maps the Partitions.db file at path and opens it. The mapping
 // is released when the index and every reader handle are closed.
 func Open(path string, p partitioner.Partitioner) (*Index, error) {
+	return openFile(path, func(data []byte) (*Index, error) { return NewIndex(data, p) })
+}
+
+// OpenAuto memory-maps and opens the file at path with the partitioner
+// DetectPartitioner finds.
+func OpenAuto(path string) (*Index, error) { return openFile(path, NewIndexAuto) }
+
+func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -34,7 +42,7 @@ func Open(path string, p partitioner.Partitioner) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
-	ix, err := NewIndex(data, p)
+	ix, err := open(data)
 	if err != nil {
 		_ = unix.Munmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)

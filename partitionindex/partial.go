@@ -2,6 +2,7 @@ package partitionindex
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/bti-go/bti/partitioner"
 )
@@ -30,8 +31,17 @@ type PartialIndex struct {
 // NewIndex opens the view over file, the bytes of the Partitions.db file as
 // written so far (for example a memory map of it, or the sink's buffer). It
 // must hold every byte the view was taken over; bytes at or past Cutoff are
-// ignored.
+// ignored. A view whose fields cannot describe the file (a negative cutoff
+// or count, a root outside both parts) is
+// refused with a *CorruptError. (The file may end before Cutoff, which is
+// the written position rounded up to a page.)
 func (p *PartialIndex) NewIndex(file []byte) (*Index, error) {
+	switch {
+	case p.Cutoff < 0:
+		return nil, &CorruptError{Offset: 0, Reason: fmt.Sprintf("early-open view with negative cutoff %d", p.Cutoff)}
+	case p.Count < 0:
+		return nil, &CorruptError{Offset: 0, Reason: fmt.Sprintf("early-open view with negative key count %d", p.Count)}
+	}
 	return newIndex(file, p.Partitioner, view{
 		root: p.Root, cutoff: p.Cutoff, tail: p.Tail, count: p.Count,
 		firstKey: p.FirstKey, lastKey: p.LastKey,

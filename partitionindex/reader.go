@@ -42,9 +42,28 @@ type Index struct {
 	release func() error // unmaps a mapped file; nil for caller-owned bytes
 }
 
-// NewIndex opens the complete index file in data, validating its footer. The
+// NewIndex opens the complete index file in data, validating its footer and
+// checking that it was written with p: the footer's first and last keys,
+// encoded under p, must walk to the trie's first and last entries (two
+// walks). A wrong partitioner is a *PartitionerMismatchError (matching
+// ErrPartitionerMismatch); DetectPartitioner finds the right one. The
 // bytes are used in place and must not change while the index is open.
 func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
+	ix, err := NewIndexUnchecked(data, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.checkPartitioner(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// NewIndexUnchecked is NewIndex without the partitioner check, for tools
+// that show the layout of a file whose partitioner is unknown or whose
+// trie does not match its footer (bti dump). Lookups on it may miss keys
+// if p is not the file's partitioner.
+func NewIndexUnchecked(data []byte, p partitioner.Partitioner) (*Index, error) {
 	v, fileEnd, err := parseFooter(data)
 	if err != nil {
 		return nil, err
@@ -57,15 +76,26 @@ func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
 	return ix, nil
 }
 
-// newIndex opens an early-open view over the file written so far.
+// newIndex opens an early-open view over the file written so far, checking
+// the partitioner against the view's own first and last keys.
 func newIndex(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
 	if int64(len(file)) > v.cutoff {
 		file = file[:v.cutoff]
 	}
-	return newIndexOver(file, p, v)
+	ix, err := newIndexOver(file, p, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.checkPartitioner(); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }
 
 func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error) {
+	if p.ClassName() == "" {
+		return nil, fmt.Errorf("%w: unknown partitioner %v", ErrPartitioner, p)
+	}
 	src := trie.Source{File: file}
 	if v.tail != nil {
 		src.Cutoff, src.Tail = v.cutoff, v.tail

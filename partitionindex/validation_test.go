@@ -181,9 +181,14 @@ func TestValidateLookupWrongPartitioner(t *testing.T) {
 	k := partitioner.ByteOrdered.Decorate([]byte("a"))
 	_, _, err = r.Get(k)
 	require.ErrorIs(t, err, ErrPartitioner)
-	_, _, err = r.Ceiling(k, nil)
+	noKey := func(int64) ([]byte, error) { return nil, nil }
+	_, _, err = r.Ceiling(k, noKey)
 	require.ErrorIs(t, err, ErrPartitioner)
-	_, _, err = r.Floor(k, nil)
+	_, _, err = r.Floor(k, noKey)
+	require.ErrorIs(t, err, ErrPartitioner)
+	_, err = r.CeilingCandidates(k)
+	require.ErrorIs(t, err, ErrPartitioner)
+	_, err = r.FloorCandidates(k)
 	require.ErrorIs(t, err, ErrPartitioner)
 	it := r.Scan(&k, nil)
 	require.False(t, it.Next())
@@ -314,7 +319,7 @@ func TestValidateGarbageRoot(t *testing.T) {
 	// A root whose pointer leads past the start of the file.
 	bad := withFooter(files[0], 2, 1, 0)
 	bad[0], bad[1] = 0x40|0x8, 0xff // single8 with payload, byte 0xff
-	ix, err := NewIndex(bad[:len(bad)-footerLength+0], partitioner.Murmur3)
+	ix, err := NewIndexUnchecked(bad[:len(bad)-footerLength+0], partitioner.Murmur3)
 	if err == nil {
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
@@ -327,10 +332,20 @@ func TestValidateGarbageRoot(t *testing.T) {
 }
 
 // probeNoPanic opens data and runs every kind of lookup, requiring that errors
-// are corruption errors and that nothing panics or loops.
+// are corruption errors and that nothing panics or loops. Opening may also
+// find that the footer's keys do not resolve (ErrPartitionerMismatch); the
+// lookups then run on the unchecked index, since readers must not panic on
+// any bytes.
 func probeNoPanic(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand) {
 	t.Helper()
-	ix, err := NewIndex(data, p)
+	_, err := NewIndex(data, p)
+	if err != nil && !errors.Is(err, ErrPartitionerMismatch) {
+		require.ErrorIs(t, err, ErrCorrupt)
+		var ce *CorruptError
+		require.ErrorAs(t, err, &ce)
+		return
+	}
+	ix, err := NewIndexUnchecked(data, p)
 	if err != nil {
 		require.ErrorIs(t, err, ErrCorrupt)
 		var ce *CorruptError
@@ -348,7 +363,7 @@ func probeNoPanic(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.
 	require.NoError(t, exerciseReader(rd, p, keys, len(data)+1))
 }
 
-// exerciseReader runs Get, Ceiling, Floor, First, Last, Scan and ScanReverse
+// exerciseReader runs Get, Ceiling, Floor (and their candidates), First, Last, Scan and ScanReverse
 // on keys and returns the first error that is not corruption, or an error
 // if an iteration yields more than limit entries.
 func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int) error {
@@ -364,11 +379,21 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 		if err := check("Get", err); err != nil {
 			return err
 		}
-		_, _, err = rd.Ceiling(k, nil)
+		_, err = rd.CeilingCandidates(k)
+		if err := check("CeilingCandidates", err); err != nil {
+			return err
+		}
+		_, err = rd.FloorCandidates(k)
+		if err := check("FloorCandidates", err); err != nil {
+			return err
+		}
+		// A KeyAt over damaged bytes: any key, here the probe itself.
+		keyAt := func(int64) ([]byte, error) { return raw, nil }
+		_, _, err = rd.Ceiling(k, keyAt)
 		if err := check("Ceiling", err); err != nil {
 			return err
 		}
-		_, _, err = rd.Floor(k, nil)
+		_, _, err = rd.Floor(k, keyAt)
 		if err := check("Floor", err); err != nil {
 			return err
 		}

@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring"
+
 	"github.com/bti-go/bti/internal/golden"
 )
 
 // FuzzTrieReader: arbitrary bytes, root and key; every reader operation
+// (lookups, iterators, and the dump paths: Dump, Stats, Node, PathPages)
 // must return without panicking, looping or returning non-corruption
 // errors, and iterations stay within the byte count.
 func FuzzTrieReader(f *testing.F) {
@@ -88,6 +91,12 @@ func FuzzTrieReader(f *testing.F) {
 		_, err = tr.Stats()
 		expectCorrupt(t, err)
 		expectCorrupt(t, tr.Dump(io.Discard))
+		// The tools' node decoder, at the root and at an arbitrary offset,
+		// and the page walk dump statistics use.
+		var info NodeInfo
+		expectCorrupt(t, tr.Node(tr.Root(), &info))
+		expectCorrupt(t, tr.Node(int64(root>>8)%int64(len(data)+1), &info))
+		expectCorrupt(t, tr.PathPages(key, roaring.New()))
 	})
 }
 

@@ -52,8 +52,8 @@ Benchmarks:
                      distinct probes, cycled)
   lookup-miss        Reader.Get of absent keys (each a present key plus one
                      random byte)
-  ceiling            Reader.Ceiling of those absent keys, without confirmation
-                     (nil KeyAt: the walk only)
+  ceiling            Reader.CeilingCandidates of those absent keys: the walk
+                     only, without confirming against a data file
   binary-search-hit  baseline: sort.Search over the sorted byte-comparable
                      encodings of the same keys; the probe is encoded inside the
                      op, as the index does
@@ -132,7 +132,7 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.which, "benchmark", "all", "which benchmarks: build, lookup or all")
 	size := fs.String("size", "default", "built-in key sets: small or default")
 	fs.StringVar(&o.in, "in", "", "run every benchmark on this keys.tsv (or .bz2) instead of the built-in sets")
-	part := fs.String("partitioner", "murmur3", "partitioner of --in: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, false)
 	runRE := fs.String("run", "", "run only benchmarks whose ID matches this regular expression")
 	fs.IntVar(&o.cfg.Forks, "forks", 1, "fresh processes per benchmark (0: run in this process)")
 	warmup := fs.Int("warmup", 3, "warmup iterations per fork (0: none)")

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // Exit codes.
@@ -133,6 +135,101 @@ func parsePartitioner(name string) (partitioner.Partitioner, error) {
 		return 0, usagef("--partitioner %q: want murmur3, random or byteordered", name)
 	}
 	return p, nil
+}
+
+// Common flags. Every subcommand takes --partitioner, defined here so that
+// all of them spell, default and check it alike. A Partitions.db file does
+// not name its partitioner; commands that read an existing index default to
+// "auto", the one partitioner under which the footer's first and last keys
+// resolve to the trie's first and last entries (partitionindex.
+// DetectPartitioner). Commands that write an index must be told.
+
+// partitionerAuto is the --partitioner value that detects it.
+const partitionerAuto = "auto"
+
+// addPartitionerFlag defines --partitioner on fs. reading: the command
+// reads an existing index and accepts (and defaults to) auto.
+func addPartitionerFlag(fs *flag.FlagSet, reading bool) *string {
+	if reading {
+		return fs.String("partitioner", partitionerAuto, "partitioner: auto (detect it from the index), murmur3, random or byteordered")
+	}
+	return fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+}
+
+// checkPartitionerFlag rejects an unknown --partitioner value before any
+// file is read.
+func checkPartitionerFlag(name string) error {
+	if name == partitionerAuto {
+		return nil
+	}
+	_, err := parsePartitioner(name)
+	return err
+}
+
+// openIndex opens (maps) the index at path under --partitioner name. note
+// says how an auto partitioner was chosen.
+func openIndex(path, name string) (ix *partitionindex.Index, note string, err error) {
+	if name != partitionerAuto {
+		p, err := parsePartitioner(name)
+		if err != nil {
+			return nil, "", err
+		}
+		ix, err := partitionindex.Open(path, p)
+		return ix, "given", hintMismatch(err)
+	}
+	ix, err = partitionindex.OpenAuto(path)
+	if err == nil {
+		return ix, "detected", nil
+	}
+	if note, ok := assumeDefault(err); ok {
+		ix, err := partitionindex.Open(path, partitioner.Murmur3)
+		return ix, note, err
+	}
+	return nil, "", err
+}
+
+// choosePartitioner is openIndex's choice for index bytes already read.
+// Where no partitioner fits, it returns ok == false with the reason as
+// note; the caller decides whether it can go on without one.
+func choosePartitioner(name string, data []byte) (p partitioner.Partitioner, note string, ok bool, err error) {
+	if name != partitionerAuto {
+		p, err := parsePartitioner(name)
+		return p, "given", err == nil, err
+	}
+	p, err = partitionindex.DetectPartitioner(data)
+	switch {
+	case err == nil:
+		return p, "detected", true, nil
+	case errors.Is(err, partitionindex.ErrNoPartitioner):
+		return 0, err.Error(), false, nil
+	}
+	if note, ok := assumeDefault(err); ok {
+		return partitioner.Murmur3, note, true, nil
+	}
+	return 0, "", false, err
+}
+
+// assumeDefault handles an index too small to tell its partitioner (zero
+// or one key fit every partitioner): murmur3, Cassandra's default, is
+// assumed if it fits, and the note says so.
+func assumeDefault(err error) (note string, ok bool) {
+	var de *partitionindex.DetectError
+	if !errors.As(err, &de) || !errors.Is(err, partitionindex.ErrAmbiguousPartitioner) || !slices.Contains(de.Matches, partitioner.Murmur3) {
+		return "", false
+	}
+	names := make([]string, len(de.Matches))
+	for i, p := range de.Matches {
+		names[i] = p.String()
+	}
+	return fmt.Sprintf("assumed, Cassandra's default: an index of %d keys fits %s alike (pass --partitioner to choose)", de.Count, strings.Join(names, ", ")), true
+}
+
+// hintMismatch adds what to do to a wrong-partitioner error.
+func hintMismatch(err error) error {
+	if errors.Is(err, partitionindex.ErrPartitionerMismatch) {
+		return fmt.Errorf("%w (--partitioner auto detects the index's partitioner)", err)
+	}
+	return err
 }
 
 // shortHex is the hex of key, cut to 32 bytes for messages.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -13,9 +14,10 @@ import (
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const demoUsage = `usage: bti demo [--count N] [--seed S]
+const demoUsage = `usage: bti demo [--count N] [--seed S] [--partitioner P]
 
-Generates N Murmur3 UUID keys (package keygen; default 1,000,000), builds the
+Generates N UUID keys (package keygen; default 1,000,000; Murmur3 unless
+--partitioner says otherwise), builds the
 index into memory with both builder paths (scratch and reference), checks that
 the two files are byte-identical and that every key resolves to its position,
 and prints a comparison: index bytes, build ns/key, allocated B/key and
@@ -28,6 +30,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", demoUsage)
 	count := fs.Int("count", 1_000_000, "number of keys")
 	seed := fs.Uint64("seed", 1, "random seed of the keys")
+	part := addPartitionerFlag(fs, false)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -38,21 +41,27 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if *count < 1 {
 		return usagef("--count %d: want >= 1", *count)
 	}
-
-	start := time.Now()
-	cfg := workload.MurmurUUID(*count)
-	cfg.Seed = *seed
-	ks, err := generatedKeys(cfg, "murmur3-uuid")
+	p, err := parsePartitioner(*part)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "bti demo: %d Murmur3 UUID keys (seed %d), generated and sorted in %v\n\n",
-		len(ks.keys), *seed, time.Since(start).Round(time.Millisecond))
+
+	start := time.Now()
+	cfg := workload.MurmurUUID(*count)
+	cfg.Seed, cfg.Partitioner = *seed, p
+	ks, err := generatedKeys(cfg, p.String()+"-uuid")
+	if err != nil {
+		return err
+	}
+	// Cassandra's class name less "Partitioner": "Murmur3", "ByteOrdered".
+	name := strings.TrimSuffix(strings.TrimPrefix(p.ClassName(), "org.apache.cassandra.dht."), "Partitioner")
+	fmt.Fprintf(stdout, "bti demo: %d %s UUID keys (seed %d), generated and sorted in %v\n\n",
+		len(ks.keys), name, *seed, time.Since(start).Round(time.Millisecond))
 
 	paths := []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference}
 	results := make([]*buildResult, len(paths))
 	for i, p := range paths {
-		res, err := buildIndex(ks, partitionindex.Options{Path: p}, nil, newProgress(stderr))
+		res, err := buildIndex(ks, partitionindex.Options{Partitioner: cfg.Partitioner, Path: p}, nil, newProgress(stderr))
 		if err != nil {
 			return err
 		}

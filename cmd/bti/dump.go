@@ -18,7 +18,7 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-const dumpUsage = `usage: bti dump --index Partitions.db [--format text|json|dot|hex] [--nodes] [--max-dot-nodes N]
+const dumpUsage = `usage: bti dump --index Partitions.db [--format text|json|dot|hex] [--nodes] [--max-dot-nodes N] [--partitioner auto|P]
 
 Prints the footer (firstKeyPos, count, root, first and last key), the number
 of nodes of each type, the maximum depth, a histogram of the 4096-byte pages
@@ -29,6 +29,12 @@ refuses (exit status 2) tries of more than --max-dot-nodes nodes. The hex
 format is the annotated hex dump of the whole file in file order (each node
 with its type, children and payload; padding; footer), the layout the
 project's golden files in testdata/annotated hold.
+
+The text and json formats name the partitioner and how it was chosen: given,
+detected (the default, auto: the one under which the footer's first and last
+keys resolve to the first and last entries), assumed (an index of zero or
+one key fits every partitioner) or unknown (none fits: the file is damaged
+or from another partitioner; the layout is dumped all the same).
 `
 
 // smallIndex is the largest file whose nodes the text dump lists by default.
@@ -40,6 +46,7 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	format := fs.String("format", "text", "output format: text, json, dot or hex")
 	nodes := fs.Bool("nodes", false, "text: list every node even for a large index")
 	maxDot := fs.Int("max-dot-nodes", 2000, "dot: refuse tries with more nodes than this")
+	part := addPartitionerFlag(fs, true)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -53,12 +60,26 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("format", *format, "text", "json", "dot", "hex"); err != nil {
 		return err
 	}
+	if err := checkPartitionerFlag(*part); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(*index)
 	if err != nil {
 		return err
 	}
-	// The partitioner plays no part in the layout; any will do for a dump.
-	ix, err := partitionindex.NewIndex(data, partitioner.Murmur3)
+	p, note, fits, err := choosePartitioner(*part, data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *index, err)
+	}
+	var ix *partitionindex.Index
+	if fits {
+		ix, err = partitionindex.NewIndex(data, p)
+		err = hintMismatch(err)
+	} else {
+		// No partitioner resolves the footer's keys: the layout is still
+		// worth showing (the partitioner plays no part in it).
+		ix, err = partitionindex.NewIndexUnchecked(data, partitioner.Murmur3)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
@@ -68,6 +89,10 @@ func runDump(args []string, stdout, _ io.Writer) error {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
 	info := newDumpInfo(*index, data, ix, st)
+	info.Partitioner, info.PartitionerNote = p.String(), note
+	if !fits {
+		info.Partitioner = "unknown"
+	}
 
 	w := bufio.NewWriter(stdout)
 	switch *format {
@@ -100,19 +125,21 @@ func runDump(args []string, stdout, _ io.Writer) error {
 
 // dumpInfo is the summary dump prints; its JSON form is the json format.
 type dumpInfo struct {
-	File           string           `json:"file"`
-	Size           int              `json:"size"`
-	FirstKeyPos    int64            `json:"first_key_pos"`
-	Count          int64            `json:"count"`
-	Root           int64            `json:"root"`
-	FirstKey       string           `json:"first_key"`
-	LastKey        string           `json:"last_key"`
-	Nodes          int64            `json:"nodes"`
-	PayloadNodes   int64            `json:"payload_nodes"`
-	NodeTypes      map[string]int64 `json:"node_types"`
-	MaxDepth       int              `json:"max_depth"`
-	PagesPerLookup map[string]int64 `json:"pages_per_lookup"`
-	BytesPerKey    float64          `json:"bytes_per_key"`
+	File            string           `json:"file"`
+	Size            int              `json:"size"`
+	Partitioner     string           `json:"partitioner"`
+	PartitionerNote string           `json:"partitioner_note"`
+	FirstKeyPos     int64            `json:"first_key_pos"`
+	Count           int64            `json:"count"`
+	Root            int64            `json:"root"`
+	FirstKey        string           `json:"first_key"`
+	LastKey         string           `json:"last_key"`
+	Nodes           int64            `json:"nodes"`
+	PayloadNodes    int64            `json:"payload_nodes"`
+	NodeTypes       map[string]int64 `json:"node_types"`
+	MaxDepth        int              `json:"max_depth"`
+	PagesPerLookup  map[string]int64 `json:"pages_per_lookup"`
+	BytesPerKey     float64          `json:"bytes_per_key"`
 
 	typeOrder []string // node type names in type-code order, for text
 	pageOrder []string
@@ -151,6 +178,7 @@ func newDumpInfo(name string, data []byte, ix *partitionindex.Index, st trie.Nod
 func writeDumpText(w io.Writer, d dumpInfo) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "file\t%s\t(%d bytes)\n", d.File, d.Size)
+	fmt.Fprintf(tw, "partitioner\t%s\t(%s)\n", d.Partitioner, d.PartitionerNote)
 	fmt.Fprintf(tw, "firstKeyPos\t%d\n", d.FirstKeyPos)
 	fmt.Fprintf(tw, "count\t%d\n", d.Count)
 	fmt.Fprintf(tw, "root\t%d\t(0x%x)\n", d.Root, d.Root)

@@ -10,19 +10,32 @@ import (
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const getUsage = `usage: bti get --index Partitions.db [--partitioner P] KEYHEX...
+const getUsage = `usage: bti get --index Partitions.db [--op exact|ceiling|floor] [--partitioner auto|P] KEYHEX...
 
 Looks up each key (raw partition key bytes in hex) and prints
 "KEYHEX<TAB>POSITION" or "KEYHEX<TAB>not found". A position is a candidate:
 the index stores only the shortest distinguishing prefix of each key plus a
 one-byte hash, so Cassandra confirms a hit against the key stored in Rows.db
 or Data.db. Exit status 1 if any key was not found.
+
+--op ceiling (floor) prints the two candidates for the smallest key >= KEY
+(largest <= KEY): "KEYHEX<TAB>on-path POS|-<TAB>beyond POS|-". The on-path
+entry's key may lie on either side of KEY; the beyond entry's key is
+certainly greater (smaller). Which one is the answer takes the key stored at
+the on-path position, in Rows.db or Data.db, which this tool does not read.
+Exit status 1 if a key has neither candidate.
+
+The partitioner defaults to auto: the one under which the footer's first and
+last keys resolve to the index's first and last entries. An index of zero or
+one key fits every partitioner; murmur3 is then assumed, with a note on
+stderr. A partitioner that does not fit the index is an error (exit 2).
 `
 
-func runGet(args []string, stdout, _ io.Writer) error {
+func runGet(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("get", getUsage)
 	index := fs.String("index", "", "Partitions.db to read (required)")
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, true)
+	op := fs.String("op", "exact", "lookup: exact (Get), ceiling or floor (their unconfirmed candidates)")
 	keys, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -33,8 +46,10 @@ func runGet(args []string, stdout, _ io.Writer) error {
 	if len(keys) == 0 {
 		return usagef("no keys to look up")
 	}
-	p, err := parsePartitioner(*part)
-	if err != nil {
+	if err := checkPartitionerFlag(*part); err != nil {
+		return err
+	}
+	if err := oneOf("op", *op, "exact", "ceiling", "floor"); err != nil {
 		return err
 	}
 	raws := make([][]byte, len(keys))
@@ -46,11 +61,15 @@ func runGet(args []string, stdout, _ io.Writer) error {
 		raws[i] = raw
 	}
 
-	ix, err := partitionindex.Open(*index, p)
+	ix, note, err := openIndex(*index, *part)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	p := ix.Partitioner()
+	if note != "given" && note != "detected" {
+		fmt.Fprintf(stderr, "bti get: partitioner %v (%s)\n", p, note)
+	}
 	rd, err := ix.OpenReader()
 	if err != nil {
 		return err
@@ -60,12 +79,29 @@ func runGet(args []string, stdout, _ io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	missing := 0
 	for i, raw := range raws {
+		key := strings.ToLower(keys[i])
+		if *op != "exact" {
+			var c partitionindex.Candidates
+			if *op == "ceiling" {
+				c, err = rd.CeilingCandidates(p.Decorate(raw))
+			} else {
+				c, err = rd.FloorCandidates(p.Decorate(raw))
+			}
+			if err != nil {
+				_ = w.Flush()
+				return fmt.Errorf("%s: looking up %s: %w", *index, shortHex(raw), err)
+			}
+			fmt.Fprintf(w, "%s\ton-path %s\tbeyond %s\n", key, candidate(c.OnPath, c.HasOnPath), candidate(c.Beyond, c.HasBeyond))
+			if !c.HasOnPath && !c.HasBeyond {
+				missing++
+			}
+			continue
+		}
 		pos, ok, err := rd.Get(p.Decorate(raw))
 		if err != nil {
 			_ = w.Flush()
 			return fmt.Errorf("%s: looking up %s: %w", *index, shortHex(raw), err)
 		}
-		key := strings.ToLower(keys[i])
 		if ok {
 			fmt.Fprintf(w, "%s\t%d\n", key, pos)
 		} else {
@@ -76,8 +112,19 @@ func runGet(args []string, stdout, _ io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if missing > 0 && *op != "exact" {
+		return &checkFailed{fmt.Sprintf("%d of %d keys have no %s candidate", missing, len(raws), *op)}
+	}
 	if missing > 0 {
 		return &checkFailed{fmt.Sprintf("%d of %d keys not found", missing, len(raws))}
 	}
 	return nil
+}
+
+// candidate prints a candidate position, "-" for none.
+func candidate(pos int64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprint(pos)
 }

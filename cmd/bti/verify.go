@@ -3,17 +3,20 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner P]
+const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner auto|P]
 
 Checks Partitions.db against keys.tsv: the footer's count and first and last
 keys, that every key resolves (Get) to its position, and that a forward scan
 yields the positions in file order. Prints a one-line summary; every mismatch
 is reported on stderr with its keys.tsv line (the first 10 in full). Exit
-status 1 on any mismatch.
+status 1 on any mismatch. The partitioner (default auto: detected from the
+index, see "bti get -h") also orders keys.tsv.
 `
 
 // maxReported bounds the mismatches printed one by one.
@@ -23,7 +26,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage)
 	index := fs.String("index", "", "Partitions.db to check (required)")
 	in := fs.String("in", "", "keys.tsv or keys.tsv.bz2 the index was built from (required)")
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, true)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -34,19 +37,37 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := required(fs, "index", "in"); err != nil {
 		return err
 	}
-	p, err := parsePartitioner(*part)
-	if err != nil {
+	if err := checkPartitionerFlag(*part); err != nil {
+		return err
+	}
+	var ix *partitionindex.Index
+	var p partitioner.Partitioner
+	if *part == partitionerAuto {
+		// The index says which partitioner orders keys.tsv.
+		var note string
+		if ix, note, err = openIndex(*index, *part); err != nil {
+			return err
+		}
+		defer ix.Close()
+		if p = ix.Partitioner(); note != "detected" {
+			fmt.Fprintf(stderr, "bti verify: partitioner %v (%s)\n", p, note)
+		}
+	} else if p, err = parsePartitioner(*part); err != nil {
 		return err
 	}
 	ks, err := loadKeys(*in, p, newProgress(stderr))
 	if err != nil {
+		if ix == nil {
+			err = hintOrder(err, *index, p)
+		}
 		return err
 	}
-	ix, err := partitionindex.Open(*index, p)
-	if err != nil {
-		return err
+	if ix == nil {
+		if ix, _, err = openIndex(*index, *part); err != nil {
+			return err
+		}
+		defer ix.Close()
 	}
-	defer ix.Close()
 	problems, err := verifyIndex(ix, ks, stderr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)
@@ -99,4 +120,18 @@ func verifyIndex(ix *partitionindex.Index, ks *keySet, w io.Writer) (int, error)
 		}
 	}
 	return problems, nil
+}
+
+// hintOrder adds to an error reading keys.tsv under a given partitioner
+// which partitioner the index fits, if another: keys that do not sort are
+// often keys of another partitioner.
+func hintOrder(err error, index string, given partitioner.Partitioner) error {
+	data, rerr := os.ReadFile(index)
+	if rerr != nil {
+		return err
+	}
+	if p, derr := partitionindex.DetectPartitioner(data); derr == nil && p != given {
+		return fmt.Errorf("%w (%s fits the %v partitioner, not %v: try --partitioner auto)", err, index, p, given)
+	}
+	return err
 }

@@ -1,0 +1,321 @@
+package partitionindex
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Aliasing: a Reader handle keeps scratch memory (the encoded lookup key, a
+// candidate's encoding). An iterator must not keep its bounds there, and a
+// lookup must not compare against scratch that a KeyAt callback can
+// overwrite: every other operation of the same handle may run between two
+// Next calls (or inside KeyAt) without changing any answer.
+
+// handleOp is one operation on a handle, run between Next calls; it checks its
+// own answer against the model.
+type handleOp struct {
+	name string
+	run  func(rd *Reader, probe partitioner.Key, enc []byte) error
+}
+
+func handleOps(m *model) []handleOp {
+	answer := func(what string, pos int64, ok bool, err error, want *modelEntry) error {
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: %v", what, err)
+		case want == nil && ok:
+			return fmt.Errorf("%s: got %d, want none", what, pos)
+		case want != nil && (!ok || pos != want.pos):
+			return fmt.Errorf("%s: got (%d, %v), want %d", what, pos, ok, want.pos)
+		}
+		return nil
+	}
+	return []handleOp{
+		{"Get", func(rd *Reader, k partitioner.Key, _ []byte) error {
+			pos, ok, err := rd.Get(k)
+			if err != nil {
+				return err
+			}
+			if e := m.ceiling(k); e != nil && partitioner.Compare(e.key, k) == 0 && (!ok || pos != e.pos) {
+				return fmt.Errorf("Get: got (%d, %v), want %d", pos, ok, e.pos)
+			}
+			return nil
+		}},
+		{"Ceiling", func(rd *Reader, k partitioner.Key, _ []byte) error {
+			pos, ok, err := rd.Ceiling(k, m.keyAt)
+			return answer("Ceiling", pos, ok, err, m.ceiling(k))
+		}},
+		{"Floor", func(rd *Reader, k partitioner.Key, _ []byte) error {
+			pos, ok, err := rd.Floor(k, m.keyAt)
+			return answer("Floor", pos, ok, err, m.floor(k))
+		}},
+		{"CeilingEncoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			pos, ok, err := rd.CeilingEncoded(enc, m.keyAt)
+			return answer("CeilingEncoded", pos, ok, err, m.ceiling(k))
+		}},
+		{"FloorEncoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			pos, ok, err := rd.FloorEncoded(enc, m.keyAt)
+			return answer("FloorEncoded", pos, ok, err, m.floor(k))
+		}},
+		{"CeilingCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			c, err := rd.CeilingCandidates(k)
+			if err != nil {
+				return err
+			}
+			if ce, err := rd.CeilingCandidatesEncoded(enc); err != nil || ce != c {
+				return fmt.Errorf("CeilingCandidatesEncoded: %+v %v, want %+v", ce, err, c)
+			}
+			return m.checkCandidates("CeilingCandidates", c, k, +1)
+		}},
+		{"FloorCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
+			c, err := rd.FloorCandidates(k)
+			if err != nil {
+				return err
+			}
+			if ce, err := rd.FloorCandidatesEncoded(enc); err != nil || ce != c {
+				return fmt.Errorf("FloorCandidatesEncoded: %+v %v, want %+v", ce, err, c)
+			}
+			return m.checkCandidates("FloorCandidates", c, k, -1)
+		}},
+		{"First", func(rd *Reader, _ partitioner.Key, _ []byte) error {
+			pos, ok, err := rd.First()
+			return answer("First", pos, ok, err, m.first())
+		}},
+		{"Last", func(rd *Reader, _ partitioner.Key, _ []byte) error {
+			pos, ok, err := rd.Last()
+			return answer("Last", pos, ok, err, m.last())
+		}},
+	}
+}
+
+func (m *model) ceiling(k partitioner.Key) *modelEntry {
+	var out *modelEntry
+	m.tree.AscendGreaterOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
+	return out
+}
+
+func (m *model) floor(k partitioner.Key) *modelEntry {
+	var out *modelEntry
+	m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
+	return out
+}
+
+func (m *model) first() *modelEntry {
+	e, ok := m.tree.Min()
+	if !ok {
+		return nil
+	}
+	return &e
+}
+
+func (m *model) last() *modelEntry {
+	e, ok := m.tree.Max()
+	if !ok {
+		return nil
+	}
+	return &e
+}
+
+// scanKind is one way to start an iteration between two keys.
+type scanKind struct {
+	name    string
+	reverse bool
+	start   func(rd *Reader, lo, hi *partitioner.Key) *Iterator
+}
+
+var scanKinds = []scanKind{
+	{"Scan", false, func(rd *Reader, lo, hi *partitioner.Key) *Iterator { return rd.Scan(lo, hi) }},
+	{"ScanReverse", true, func(rd *Reader, lo, hi *partitioner.Key) *Iterator { return rd.ScanReverse(lo, hi) }},
+	{"ScanEncoded", false, func(rd *Reader, lo, hi *partitioner.Key) *Iterator {
+		return rd.ScanEncoded(encodeFresh(lo), encodeFresh(hi))
+	}},
+	{"ScanReverseEncoded", true, func(rd *Reader, lo, hi *partitioner.Key) *Iterator {
+		return rd.ScanReverseEncoded(encodeFresh(lo), encodeFresh(hi))
+	}},
+}
+
+// encodeFresh encodes k into fresh memory (nil for nil).
+func encodeFresh(k *partitioner.Key) []byte {
+	if k == nil {
+		return nil
+	}
+	return k.AppendComparable(nil)
+}
+
+func collectPositions(it *Iterator, between func()) ([]int64, error) {
+	var got []int64
+	for it.Next() {
+		got = append(got, it.Pos())
+		if between != nil {
+			between()
+		}
+	}
+	return got, it.Err()
+}
+
+// TestAliasingInterleaved runs every scan kind over random ranges, and
+// between every two Next calls runs another operation of the same handle
+// (each operation in turn, on random probes); the scan yields exactly what
+// it yields on a handle nothing else touches, and every interleaved
+// operation answers as the model says.
+func TestAliasingInterleaved(t *testing.T) {
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		for _, ks := range keySets {
+			if ks.name == "long-shared-prefix" {
+				continue
+			}
+			t.Run(fmt.Sprintf("%v/%s", p, ks.name), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(21, uint64(len(ks.name))))
+				file, m := buildModel(t, p, ks.gen(r, 300), r, 64)
+				ix, err := NewIndex(file, p)
+				require.NoError(t, err)
+				quiet, err := ix.OpenReader()
+				require.NoError(t, err)
+				defer quiet.Close()
+				busy, err := ix.OpenReader()
+				require.NoError(t, err)
+				defer busy.Close()
+				entries := m.sorted()
+				probe := func() partitioner.Key {
+					if r.IntN(2) == 0 {
+						return entries[r.IntN(len(entries))].key
+					}
+					return p.Decorate(randomBytes(r, 0, 6, []byte{0, 1, 'a', 'b', 0xff}))
+				}
+				ops := handleOps(m)
+				for round := range 40 {
+					lo, hi := probe(), probe()
+					if partitioner.Compare(lo, hi) > 0 {
+						lo, hi = hi, lo
+					}
+					bounds := [][2]*partitioner.Key{{&lo, &hi}, {&lo, nil}, {nil, &hi}, {nil, nil}}
+					for _, kind := range scanKinds {
+						for _, b := range bounds {
+							want, err := collectPositions(kind.start(quiet, b[0], b[1]), nil)
+							require.NoError(t, err)
+							for _, op := range ops {
+								var opErr error
+								got, err := collectPositions(kind.start(busy, b[0], b[1]), func() {
+									k := probe()
+									if err := op.run(busy, k, k.AppendComparable(nil)); err != nil && opErr == nil {
+										opErr = err
+									}
+								})
+								require.NoError(t, err)
+								require.NoError(t, opErr, "%s between Next calls of %s", op.name, kind.name)
+								require.Equal(t, want, got, "round %d: %s %s with %s between Next calls", round, kind.name, boundsName(b), op.name)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func boundsName(b [2]*partitioner.Key) string {
+	s := func(k *partitioner.Key) string {
+		if k == nil {
+			return "nil"
+		}
+		return fmt.Sprintf("%x", k.Raw)
+	}
+	return "[" + s(b[0]) + ", " + s(b[1]) + "]"
+}
+
+// TestAliasingKeyAtReentry: a KeyAt callback that itself uses the same
+// handle (a Get, a scan) does not change the Ceiling or Floor it serves.
+func TestAliasingKeyAtReentry(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		file, m := buildModel(t, p, keySets[4].gen(r, 300), r, 0)
+		ix, err := NewIndex(file, p)
+		require.NoError(t, err)
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		entries := m.sorted()
+		other := func() partitioner.Key { return entries[r.IntN(len(entries))].key }
+		keyAt := func(pos int64) ([]byte, error) {
+			o := other()
+			if _, _, err := rd.Get(o); err != nil {
+				return nil, err
+			}
+			if _, _, err := rd.Floor(o, m.keyAt); err != nil {
+				return nil, err
+			}
+			return m.keyAt(pos)
+		}
+		for range 500 {
+			k := p.Decorate(randomBytes(r, 0, 8, []byte("abc")))
+			pos, ok, err := rd.Ceiling(k, keyAt)
+			require.NoError(t, err)
+			if want := m.ceiling(k); want == nil {
+				require.False(t, ok, "ceiling %x", k.Raw)
+			} else {
+				require.True(t, ok, "ceiling %x", k.Raw)
+				require.Equal(t, want.pos, pos, "ceiling %x", k.Raw)
+			}
+			pos, ok, err = rd.Floor(k, keyAt)
+			require.NoError(t, err)
+			if want := m.floor(k); want == nil {
+				require.False(t, ok, "floor %x", k.Raw)
+			} else {
+				require.True(t, ok, "floor %x", k.Raw)
+				require.Equal(t, want.pos, pos, "floor %x", k.Raw)
+			}
+		}
+		require.NoError(t, rd.Close())
+		require.NoError(t, ix.Close())
+	}
+}
+
+// checkCandidates confirms c with the model's keys and compares the answer
+// with the model's ceiling (dir +1) or floor (dir -1).
+func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, dir int) error {
+	want := m.ceiling(k)
+	if dir < 0 {
+		want = m.floor(k)
+	}
+	got, ok := c.Beyond, c.HasBeyond
+	if c.HasOnPath {
+		raw, err := m.keyAt(c.OnPath)
+		if err != nil {
+			return err
+		}
+		if dir*partitioner.Compare(k.Partitioner.Decorate(raw), k) >= 0 {
+			got, ok = c.OnPath, true
+		}
+	}
+	switch {
+	case want == nil && ok:
+		return fmt.Errorf("%s: confirmed %d, want none", what, got)
+	case want != nil && (!ok || got != want.pos):
+		return fmt.Errorf("%s: confirmed (%d, %v), want %d", what, got, ok, want.pos)
+	}
+	return nil
+}
+
+// TestAliasingCloseDuringScan: closing the handle between Next calls ends
+// the scan with ErrClosed; the iterator does not read memory the handle no
+// longer pins.
+func TestAliasingCloseDuringScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 9))
+	file, _ := buildModel(t, partitioner.Murmur3, keySets[0].gen(r, 100), r, 0)
+	ix, err := NewIndex(file, partitioner.Murmur3)
+	require.NoError(t, err)
+	for _, kind := range scanKinds {
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		it := kind.start(rd, nil, nil)
+		require.True(t, it.Next(), kind.name)
+		require.NoError(t, rd.Close())
+		require.False(t, it.Next(), kind.name)
+		require.ErrorIs(t, it.Err(), ErrClosed, kind.name)
+	}
+	require.NoError(t, ix.Close())
+}

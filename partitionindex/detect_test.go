@@ -1,0 +1,189 @@
+package partitionindex
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// buildRandomIndex writes the first n keys of a random set of p.
+func buildRandomIndex(t *testing.T, p partitioner.Partitioner, n int, seed uint64) []byte {
+	t.Helper()
+	r := seededRand(seed)
+	var raws [][]byte
+	for range n {
+		raws = append(raws, randomBytes(r, 1, 12, nil))
+	}
+	s := newOrderedInput("detect", p, 0, r, raws)
+	return s.cleanBuild(t, len(s.keys))
+}
+
+// TestPartitionerMismatch: opening an index with another partitioner than
+// the one it was written with is a *PartitionerMismatchError naming the
+// partitioner tried, and DetectPartitioner, NewIndexAuto and OpenAuto find
+// the right one.
+func TestPartitionerMismatch(t *testing.T) {
+	for _, written := range partitioners {
+		for _, n := range []int{3, 10, 1000} {
+			t.Run(fmt.Sprintf("%v/n=%d", written, n), func(t *testing.T) {
+				file := buildRandomIndex(t, written, n, uint64(n)+uint64(written)<<8)
+				for _, tried := range partitioners {
+					ix, err := NewIndex(file, tried)
+					if tried == written {
+						require.NoError(t, err)
+						continue
+					}
+					require.ErrorIs(t, err, ErrPartitionerMismatch, "opened with %v", tried)
+					var me *PartitionerMismatchError
+					require.ErrorAs(t, err, &me)
+					require.Equal(t, tried, me.Partitioner)
+					require.Contains(t, err.Error(), tried.String())
+					require.Nil(t, ix)
+				}
+				p, err := DetectPartitioner(file)
+				require.NoError(t, err)
+				require.Equal(t, written, p)
+				ix, err := NewIndexAuto(file)
+				require.NoError(t, err)
+				require.Equal(t, written, ix.Partitioner())
+
+				path := filepath.Join(t.TempDir(), "Partitions.db")
+				require.NoError(t, os.WriteFile(path, file, 0o644))
+				ix, err = OpenAuto(path)
+				require.NoError(t, err)
+				require.Equal(t, written, ix.Partitioner())
+				require.NoError(t, ix.Close())
+				for _, tried := range partitioners {
+					ix, err := Open(path, tried)
+					if tried == written {
+						require.NoError(t, err)
+						require.NoError(t, ix.Close())
+					} else {
+						require.ErrorIs(t, err, ErrPartitionerMismatch)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPartitionerAmbiguous: an empty or one-key index fits every
+// partitioner (the one key is stored as the empty prefix); detection says
+// so and lists them, and opening with any of them works.
+func TestPartitionerAmbiguous(t *testing.T) {
+	for _, n := range []int{0, 1} {
+		file := buildRandomIndex(t, partitioner.Murmur3, n, 1)
+		_, err := DetectPartitioner(file)
+		require.ErrorIs(t, err, ErrAmbiguousPartitioner, "n=%d", n)
+		var de *DetectError
+		require.ErrorAs(t, err, &de)
+		require.Equal(t, partitioners[:], de.Matches)
+		require.Equal(t, int64(n), de.Count)
+		_, err = NewIndexAuto(file)
+		require.ErrorIs(t, err, ErrAmbiguousPartitioner)
+		for _, p := range partitioners {
+			_, err := NewIndex(file, p)
+			require.NoError(t, err, "n=%d %v", n, p)
+		}
+	}
+}
+
+// TestPartitionerNone: a file whose footer keys resolve under no
+// partitioner (here the last key replaced by another of the same length).
+func TestPartitionerNone(t *testing.T) {
+	file := bytes.Clone(buildRandomIndex(t, partitioner.ByteOrdered, 50, 4))
+	ix, err := NewIndex(file, partitioner.ByteOrdered)
+	require.NoError(t, err)
+	last := ix.LastKey()
+	at := len(file) - footerLength - len(last)
+	require.Equal(t, last, file[at:at+len(last)])
+	for i := range last {
+		file[at+i] = 0 // all zeros sorts first, not last
+	}
+	_, err = DetectPartitioner(file)
+	require.ErrorIs(t, err, ErrNoPartitioner)
+	var de *DetectError
+	require.ErrorAs(t, err, &de)
+	require.Len(t, de.Tried, len(partitioners))
+	for _, e := range de.Tried {
+		require.ErrorIs(t, e, ErrPartitionerMismatch)
+	}
+}
+
+// TestPartitionerGolden: every Cassandra-written case opens with its own
+// partitioner, is refused under the others unless too small to tell, and
+// is detected.
+func TestPartitionerGolden(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		_, err := NewIndex(c.want, c.part)
+		require.NoError(t, err, c.name)
+		p, err := DetectPartitioner(c.want)
+		if len(c.entries) <= 1 {
+			require.ErrorIs(t, err, ErrAmbiguousPartitioner, c.name)
+			continue
+		}
+		if errors.Is(err, ErrAmbiguousPartitioner) {
+			t.Logf("%s (%d keys): %v", c.name, len(c.entries), err)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		require.Equal(t, c.part, p, c.name)
+	}
+}
+
+// TestPartitionerPartialViews: the check on early-open views uses the
+// view's own first and last keys; a view opened with its own partitioner
+// works after every key, one claiming another is refused.
+func TestPartitionerPartialViews(t *testing.T) {
+	r := seededRand(12)
+	var raws [][]byte
+	for range 3000 {
+		raws = append(raws, randomBytes(r, 1, 10, nil))
+	}
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		keys := decorateSorted(p, dedupe(raws))
+		var buf bytes.Buffer
+		b := NewBuilder(&buf, Options{Partitioner: p, PageSize: 256})
+		refused := 0
+		for i, k := range keys {
+			require.NoError(t, b.AddEntry(k, int64(i)))
+			if i%97 != 5 {
+				continue
+			}
+			view, accepted := takeView(t, b)
+			if !accepted {
+				continue
+			}
+			_, err := view.NewIndex(buf.Bytes())
+			require.NoError(t, err, "view after %d keys", i+1)
+			wrong := *view
+			wrong.Partitioner = partitioners[(int(p)+1)%len(partitioners)]
+			if _, err := wrong.NewIndex(buf.Bytes()); err != nil {
+				require.ErrorIs(t, err, ErrPartitionerMismatch, "view after %d keys", i+1)
+				refused++
+			}
+		}
+		require.Positive(t, refused, "%v: no view was refused under another partitioner", p)
+		_, err := b.Complete()
+		require.NoError(t, err)
+	}
+}
+
+// TestPartitionerDamagedHash: a footer key that walks to the right entry
+// with another hash byte is damage, whatever the partitioner.
+func TestPartitionerDamagedHash(t *testing.T) {
+	file := oneKeyFile(t)
+	damaged := bytes.Clone(file)
+	damaged[1] ^= 0xFF // the leaf's hash byte
+	_, err := NewIndex(damaged, partitioner.Murmur3)
+	require.ErrorIs(t, err, ErrCorrupt)
+	_, err = DetectPartitioner(damaged)
+	require.ErrorIs(t, err, ErrCorrupt)
+}
