@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,9 +86,17 @@ func TestPartitionerAutoTooSmall(t *testing.T) {
 // an index take the same values, auto included.
 func TestCommonFlags(t *testing.T) {
 	for _, c := range commands() {
-		r := bti(c.name, "-h")
-		requireCode(t, 0, r, c.name)
-		assert.Contains(t, r.stdout, "-partitioner", "bti %s -h", c.name)
+		// rows is a group: its subcommands that touch a partition index
+		// take the flag (rows bench builds its own row indexes only).
+		invocations := [][]string{{c.name}}
+		if c.name == "rows" {
+			invocations = [][]string{{"rows", "build"}, {"rows", "get"}, {"rows", "dump"}}
+		}
+		for _, inv := range invocations {
+			r := bti(append(inv, "-h")...)
+			requireCode(t, 0, r, inv)
+			assert.Contains(t, r.stdout, "-partitioner", "bti %s -h", strings.Join(inv, " "))
+		}
 	}
 	keys, out := byteOrderedIndex(t, "10\t1\n20\t2\n")
 	for _, args := range [][]string{

@@ -12,8 +12,6 @@ import (
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/rowstsv"
-	"github.com/bti-go/bti/partitioner"
-	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/rowindex"
 	"github.com/bti-go/bti/tableindex"
 )
@@ -72,7 +70,7 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "Rows.db to write (required)")
 	resultPath := fs.String("result", "", "RESULT file to write")
 	partsPath := fs.String("partitions", "", "Partitions.db to write as well")
-	part := fs.String("partitioner", "murmur3", "partitioner of --partitions: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, false)
 	pathName := fs.String("path", "scratch", "writer path: scratch or reference (same bytes)")
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -202,7 +200,7 @@ func runRowsGet(args []string, stdout io.Writer) error {
 	index := fs.String("index", "", "Rows.db to read (required)")
 	entry := fs.Int64("entry", -1, "position of the partition's entry")
 	partsPath := fs.String("partitions", "", "Partitions.db to find --key's entry in")
-	part := fs.String("partitioner", "murmur3", "partitioner of --partitions: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, true)
 	keyHex := fs.String("key", "", "partition key (hex) to look up in --partitions")
 	types := fs.String("types", "", "clustering column types, comma-separated (required)")
 	reversed := fs.String("reversed", "-", "indexes of DESC columns, comma-separated, or -")
@@ -246,11 +244,7 @@ func runRowsGet(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *partsPath != "" {
-		pp, err := parsePartitioner(*part)
-		if err != nil {
-			return err
-		}
-		if *entry, err = findRowEntry(data, *partsPath, pp, *keyHex); err != nil {
+		if *entry, err = findRowEntry(data, *partsPath, *part, *keyHex); err != nil {
 			return err
 		}
 	}
@@ -291,15 +285,16 @@ func runRowsGet(args []string, stdout io.Writer) error {
 // returns its Rows.db entry position after checking that the entry holds
 // that key (a partition index hit is only a candidate). A key without a
 // row index, or not in the index, is a failed check (exit 1).
-func findRowEntry(rows []byte, partsPath string, p partitioner.Partitioner, keyHex string) (int64, error) {
+func findRowEntry(rows []byte, partsPath, partName, keyHex string) (int64, error) {
 	key, err := hex.DecodeString(keyHex)
 	if err != nil {
 		return -1, usagef("--key %q is not hex: %v", keyHex, err)
 	}
-	ix, err := partitionindex.Open(partsPath, p)
+	ix, _, err := openIndex(partsPath, partName)
 	if err != nil {
 		return -1, err
 	}
+	p := ix.Partitioner()
 	defer ix.Close()
 	rd, err := ix.OpenReader()
 	if err != nil {
@@ -361,7 +356,7 @@ func runRowsDump(args []string, stdout io.Writer) error {
 	index := fs.String("index", "", "Rows.db to read (required)")
 	entries := fs.String("entry", "", "entry positions, comma-separated")
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
-	part := fs.String("partitioner", "murmur3", "partitioner of --partitions: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, true)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -385,11 +380,7 @@ func runRowsDump(args []string, stdout io.Writer) error {
 			positions = append(positions, v)
 		}
 	} else {
-		p, err := parsePartitioner(*part)
-		if err != nil {
-			return err
-		}
-		if positions, err = rowEntryPositions(*partsPath, p); err != nil {
+		if positions, err = rowEntryPositions(*partsPath, *part); err != nil {
 			return err
 		}
 	}
@@ -419,8 +410,8 @@ func runRowsDump(args []string, stdout io.Writer) error {
 }
 
 // rowEntryPositions lists the non-negative values of a partition index.
-func rowEntryPositions(path string, p partitioner.Partitioner) ([]int64, error) {
-	ix, err := partitionindex.Open(path, p)
+func rowEntryPositions(path, partName string) ([]int64, error) {
+	ix, _, err := openIndex(path, partName)
 	if err != nil {
 		return nil, err
 	}

@@ -130,8 +130,8 @@ func (lk *lookupData) encodings() [][]byte {
 //     MaxProbes distinct probes, cycled), each result checked;
 //   - lookup-miss: Reader.Get of absent keys (each a present key plus one
 //     random byte);
-//   - ceiling: Reader.Ceiling of those absent keys without confirmation
-//     (nil KeyAt: the walk only);
+//   - ceiling: Reader.CeilingCandidates of those absent keys (the walk
+//     only, without a KeyAt to confirm against);
 //   - binary-search-hit: the baseline, sort.Search over the sorted
 //     byte-comparable encodings of the same keys, the probe encoded inside
 //     the op as the index does.
