@@ -153,8 +153,8 @@ func (b *Builder) Add(raw []byte, position int64) error {
 
 // AddEntry adds a partition. position >= 0 is the partition's row-index
 // (Rows.db) position; a negative position is ^dataPosition, the bitwise
-// complement of its Data.db position. Keys must come in strictly increasing
-// decorated-key order.
+// complement of its Data.db position (make them with RowIndexPosition and
+// DataPosition). Keys must come in strictly increasing decorated-key order.
 func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished

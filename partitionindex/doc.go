@@ -24,8 +24,10 @@
 //	header low nibble 8|(size-1) | hash byte | position (size bytes, BE)
 //
 // The hash byte is the low byte of the key's Murmur3 h2; the position is a
-// Rows.db offset when >= 0 and ^(Data.db offset) when negative. Node layouts
-// are documented in package trie.
+// Rows.db offset when >= 0 and ^(Data.db offset) when negative; callers make
+// and read positions with RowIndexPosition, DataPosition, IsDataPosition and
+// PositionOffset rather than by hand. Node layouts are documented in package
+// trie.
 //
 // # Contracts
 //

@@ -21,8 +21,8 @@ func Example() {
 		key := partitioner.ByteOrdered.Decorate([]byte(name))
 		dataPos := int64(dataFile.Len())
 		dataFile.WriteString(name) // the partition's data
-		// A partition without a row index is stored as ^dataPosition.
-		if err := b.AddEntry(key, ^dataPos); err != nil {
+		// A partition without a row index is found through its Data.db offset.
+		if err := b.AddEntry(key, partitionindex.DataPosition(dataPos)); err != nil {
 			panic(err)
 		}
 		if i == 2 {
@@ -66,7 +66,7 @@ func Example() {
 		panic("cherry not found")
 	}
 	// A hit is a candidate: confirm the key stored at the position.
-	dataPos := ^pos
+	dataPos := partitionindex.PositionOffset(pos)
 	fmt.Printf("cherry: data position %d, key there %q\n", dataPos, dataFile.Bytes()[dataPos:dataPos+6])
 	fmt.Println("keys:", ix.Count(), "first:", string(ix.FirstKey()), "last:", string(ix.LastKey()))
 	// Output:

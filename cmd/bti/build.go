@@ -286,7 +286,16 @@ func describeHit(pos int64, ok bool) string {
 	if !ok {
 		return "not found"
 	}
-	return fmt.Sprintf("found at %d", pos)
+	return "found at " + describePosition(pos)
+}
+
+// describePosition says which file and offset a position points to.
+func describePosition(pos int64) string {
+	file := "Rows.db"
+	if partitionindex.IsDataPosition(pos) {
+		file = "Data.db"
+	}
+	return fmt.Sprintf("%d (%s offset %d)", pos, file, partitionindex.PositionOffset(pos))
 }
 
 // checkFooterKeys checks the index's count-independent footer keys against
