@@ -185,14 +185,14 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 			prog.update("building: %d/%d keys", i, n)
 		}
 	}
-	root, err := b.Complete()
+	meta, err := b.Complete()
 	if err != nil {
 		return nil, err
 	}
 	res.elapsed = time.Since(start)
 	runtime.ReadMemStats(&m1)
 	prog.done()
-	res.root = root
+	res.root = meta.Root
 	res.data = buf.Bytes()
 	res.allocBytes = m1.TotalAlloc - m0.TotalAlloc
 	res.allocs = m1.Mallocs - m0.Mallocs
