@@ -28,22 +28,20 @@ func Example() {
 		if i == 2 {
 			// Early open after three partitions: the view holds the first
 			// two (the builder keeps the latest back until the next key).
-			_, err := b.BuildPartial(0, int64(dataFile.Len()), func(p *partitionindex.PartialIndex) {
-				ix, err := p.NewIndex(index.Bytes())
-				if err != nil {
-					panic(err)
-				}
-				fmt.Println("early view keys:", ix.Count())
-			})
+			// The data file is synced to its end and there is no row
+			// index, so all three files are synced together.
+			view, err := b.BuildPartialSynced(0, int64(dataFile.Len()))
 			if err != nil {
 				panic(err)
 			}
-			if err := b.Flush(); err != nil {
+			ix, err := view.NewIndex(index.Bytes())
+			if err != nil {
 				panic(err)
 			}
-			b.MarkDataSynced(int64(dataFile.Len()))
-			b.MarkRowIndexSynced(0)
-			b.MarkPartitionIndexSynced(b.Position())
+			fmt.Println("early view keys:", ix.Count())
+			if err := ix.Close(); err != nil {
+				panic(err)
+			}
 		}
 	}
 	if _, err := b.Complete(); err != nil {
