@@ -26,6 +26,7 @@ type Reader struct {
 	stored []byte // the encoding of a candidate's key, to confirm it
 	endEnc []byte // the encoded end bound of a scan
 	it     Iterator
+	check  closeCheck // -tags invariants: reports a Reader dropped unclosed (not last: a zero-size last field is padded)
 	closed bool
 }
 
@@ -40,6 +41,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.check.disarm()
 	return r.ix.handleClosed()
 }
 

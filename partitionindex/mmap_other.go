@@ -20,5 +20,6 @@ func Open(path string, p partitioner.Partitioner) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	ix.check.arm("Index from Open") // no mapping here, but one on unix
 	return ix, nil
 }

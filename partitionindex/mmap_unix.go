@@ -40,5 +40,6 @@ func Open(path string, p partitioner.Partitioner) (*Index, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	ix.release = func() error { return unix.Munmap(data) }
+	ix.check.arm("Index from Open")
 	return ix, nil
 }
