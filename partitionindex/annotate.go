@@ -121,8 +121,8 @@ func describeNode(n trie.NodeInfo) string {
 }
 
 func describePosition(v int64) string {
-	if v < 0 {
-		return fmt.Sprintf("%d (Data.db %d)", v, ^v)
+	if IsDataPosition(v) {
+		return fmt.Sprintf("%d (Data.db %d)", v, PositionOffset(v))
 	}
 	return fmt.Sprintf("%d (Rows.db)", v)
 }

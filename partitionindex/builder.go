@@ -88,8 +88,9 @@ type Builder struct {
 	lastDiff  int   // diff point of the pending key with its predecessor
 	lastPos   int64 // position of the pending key
 	lastHash  byte
-	inTrie    bool // the pending key was added at Complete
-	completed bool // trie completed and footer buffered
+	inTrie    bool     // the pending key was added at Complete
+	completed bool     // trie completed and footer buffered
+	meta      Metadata // what Complete returns, set with completed
 	// finishing is set by the first Complete call, failed or not. A
 	// Complete that failed may already have finished the trie (its final
 	// flush failed), so from then on only Complete may be called: AddEntry
@@ -153,8 +154,8 @@ func (b *Builder) Add(raw []byte, position int64) error {
 
 // AddEntry adds a partition. position >= 0 is the partition's row-index
 // (Rows.db) position; a negative position is ^dataPosition, the bitwise
-// complement of its Data.db position. Keys must come in strictly increasing
-// decorated-key order.
+// complement of its Data.db position (make them with RowIndexPosition and
+// DataPosition). Keys must come in strictly increasing decorated-key order.
 func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
@@ -310,9 +311,10 @@ func (b *Builder) lastTrieRaw() []byte {
 //	[u16 len][last partition key, raw bytes]
 //	[i64 firstKeyPos][i64 key count][i64 root position]   big-endian
 //
-// An empty index stores two zero lengths. It returns the root position. On a
-// write error, calling Complete again retries.
-func (b *Builder) Complete() (root int64, err error) {
+// An empty index stores two zero lengths. It returns the file's Metadata
+// (key count, size, root position, pages). On a write error, calling
+// Complete again retries, and once it succeeds returns the same Metadata.
+func (b *Builder) Complete() (Metadata, error) {
 	b.finishing = true
 	b.partial.consumer = nil // a pending early-open view never fires now
 	if b.hasLast && !b.inTrie {
@@ -324,23 +326,27 @@ func (b *Builder) Complete() (root int64, err error) {
 		}
 		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
 		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {
-			return 0, err
+			return Metadata{}, err
 		}
 		b.inTrie = true
 	}
 	if !b.completed {
-		root, err = b.trie.Complete()
+		root, err := b.trie.Complete()
 		if err != nil {
-			return 0, err // the trie keeps its completed state; a retry flushes
+			return Metadata{}, err // the trie keeps its completed state; a retry flushes
 		}
-		footer := b.appendFooter(nil, b.trie.Position(), b.trie.Count(), root)
+		firstKeyPos := b.trie.Position()
+		footer := b.appendFooter(nil, firstKeyPos, b.trie.Count(), root)
 		if _, err := b.trie.Write(footer); err != nil {
-			return 0, err
+			return Metadata{}, err
 		}
+		b.meta = b.metadata(root, firstKeyPos)
 		b.completed = true
 	}
-	root, err = b.trie.Complete() // flushes whatever is left
-	return root, err
+	if _, err := b.trie.Complete(); err != nil { // flushes whatever is left
+		return Metadata{}, err
+	}
+	return b.meta, nil
 }
 
 func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byte {

@@ -24,8 +24,10 @@
 //	header low nibble 8|(size-1) | hash byte | position (size bytes, BE)
 //
 // The hash byte is the low byte of the key's Murmur3 h2; the position is a
-// Rows.db offset when >= 0 and ^(Data.db offset) when negative. Node layouts
-// are documented in package trie.
+// Rows.db offset when >= 0 and ^(Data.db offset) when negative; callers make
+// and read positions with RowIndexPosition, DataPosition, IsDataPosition and
+// PositionOffset rather than by hand. Node layouts are documented in package
+// trie.
 //
 // # Contracts
 //
@@ -61,6 +63,20 @@
 // own Reader handle, whose lookups take no lock, do no atomic operation and
 // allocate nothing. Closing the Index waits for the last handle before the
 // memory is unmapped.
+//
+// Forgetting Close: nothing releases a mapping but Close. An Index from Open
+// stays mapped until its Close and the Close of every Reader opened on it;
+// if one of them is forgotten, the mapping (address space, and the file's
+// pages in the page cache) stays until the process exits. There is no
+// finalizer in normal builds, since unmapping behind the caller's back could
+// pull memory from under a lookup. The file descriptor is not leaked: Open
+// closes it once the file is mapped. An Index over caller bytes (NewIndex,
+// PartialIndex.NewIndex) owns nothing and its Close only refuses new
+// handles. Built with -tags invariants (as CI runs the tests), an Index from
+// Open or any Reader that is garbage collected without Close panics with the
+// stack that opened it, so a test that forgets Close fails (when a garbage
+// collection finds it before the test binary exits, which is likely but not
+// certain).
 //
 // Early open: Builder.BuildPartial prepares a readable view of the keys
 // written so far (all but the most recent: the builder lags one key) and

@@ -21,29 +21,27 @@ func Example() {
 		key := partitioner.ByteOrdered.Decorate([]byte(name))
 		dataPos := int64(dataFile.Len())
 		dataFile.WriteString(name) // the partition's data
-		// A partition without a row index is stored as ^dataPosition.
-		if err := b.AddEntry(key, ^dataPos); err != nil {
+		// A partition without a row index is found through its Data.db offset.
+		if err := b.AddEntry(key, partitionindex.DataPosition(dataPos)); err != nil {
 			panic(err)
 		}
 		if i == 2 {
 			// Early open after three partitions: the view holds the first
 			// two (the builder keeps the latest back until the next key).
-			_, err := b.BuildPartial(0, int64(dataFile.Len()), func(p *partitionindex.PartialIndex) {
-				ix, err := p.NewIndex(index.Bytes())
-				if err != nil {
-					panic(err)
-				}
-				fmt.Println("early view keys:", ix.Count())
-			})
+			// The data file is synced to its end and there is no row
+			// index, so all three files are synced together.
+			view, err := b.BuildPartialSynced(0, int64(dataFile.Len()))
 			if err != nil {
 				panic(err)
 			}
-			if err := b.Flush(); err != nil {
+			ix, err := view.NewIndex(index.Bytes())
+			if err != nil {
 				panic(err)
 			}
-			b.MarkDataSynced(int64(dataFile.Len()))
-			b.MarkRowIndexSynced(0)
-			b.MarkPartitionIndexSynced(b.Position())
+			fmt.Println("early view keys:", ix.Count())
+			if err := ix.Close(); err != nil {
+				panic(err)
+			}
 		}
 	}
 	if _, err := b.Complete(); err != nil {
@@ -66,7 +64,7 @@ func Example() {
 		panic("cherry not found")
 	}
 	// A hit is a candidate: confirm the key stored at the position.
-	dataPos := ^pos
+	dataPos := partitionindex.PositionOffset(pos)
 	fmt.Printf("cherry: data position %d, key there %q\n", dataPos, dataFile.Bytes()[dataPos:dataPos+6])
 	fmt.Println("keys:", ix.Count(), "first:", string(ix.FirstKey()), "last:", string(ix.LastKey()))
 	// Output:

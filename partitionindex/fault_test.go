@@ -289,9 +289,9 @@ func checkIndexFile(t *testing.T, s *orderedInput, file []byte, n int, root int6
 func retryComplete(t *testing.T, b *Builder, extra []byte, maxFailures int) int64 {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
-		root, err := b.Complete()
+		m, err := b.Complete()
 		if err == nil {
-			return root
+			return m.Root
 		}
 		require.ErrorIs(t, err, errInjected)
 		require.Less(t, attempt, maxFailures, "every write fails at most once")
@@ -419,7 +419,7 @@ func checkFinished(t *testing.T, b *Builder, w *faultWriter, root int64, extra [
 	require.ErrorIs(t, err, ErrFinished)
 	again, err := b.Complete()
 	require.NoError(t, err)
-	require.Equal(t, root, again)
+	require.Equal(t, root, again.Root)
 	require.NoError(t, b.Flush())
 	require.Equal(t, size, w.buf.Len(), "a second Complete writes nothing")
 }

@@ -211,11 +211,11 @@ func FuzzBuildRoundTrip(f *testing.F) {
 					t.Fatalf("run %d key %d: %v", run, i, err)
 				}
 			}
-			root, err := b.Complete()
+			m, err := b.Complete()
 			if err != nil {
 				t.Fatal(err)
 			}
-			roots[run] = root
+			roots[run] = m.Root
 		}
 		for run := 1; run < 3; run++ {
 			if !bytes.Equal(files[0].Bytes(), files[run].Bytes()) || roots[0] != roots[run] {

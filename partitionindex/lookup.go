@@ -25,6 +25,7 @@ type Reader struct {
 	enc    []byte // the encoded lookup key
 	stored []byte // the encoding of a candidate's key, to confirm it
 	it     Iterator
+	check  closeCheck // -tags invariants: reports a Reader dropped unclosed (not last: a zero-size last field is padded)
 	closed bool
 }
 
@@ -39,6 +40,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.check.disarm()
 	return r.ix.handleClosed()
 }
 

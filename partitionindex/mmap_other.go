@@ -28,5 +28,6 @@ func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	ix.check.arm("Index from Open") // no mapping here, but one on unix
 	return ix, nil
 }

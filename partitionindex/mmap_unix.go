@@ -48,5 +48,6 @@ func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	ix.release = func() error { return unix.Munmap(data) }
+	ix.check.arm("Index from Open")
 	return ix, nil
 }

@@ -36,6 +36,8 @@ type Index struct {
 	data        []byte
 	firstKeyPos int64
 
+	check closeCheck // -tags invariants: reports an Index from Open dropped unclosed (not last: a zero-size last field is padded)
+
 	mu      sync.Mutex
 	handles int
 	closed  bool
@@ -194,6 +196,7 @@ func (ix *Index) OpenReader() (*Reader, error) {
 	ix.handles++
 	r := &Reader{ix: ix, t: ix.trie}
 	r.walker.Reset(ix.trie)
+	r.check.arm("Reader")
 	return r, nil
 }
 
@@ -206,6 +209,7 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	ix.check.disarm()
 	release := ix.handles == 0
 	ix.mu.Unlock()
 	if release {

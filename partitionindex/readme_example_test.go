@@ -24,8 +24,9 @@ func ExampleOpen() {
 
 	// Writing: decorate every partition key and add them sorted by
 	// partitioner.Compare (Murmur3: by token, then by key bytes), without
-	// duplicates; AddEntry refuses a key out of order. A position is the
-	// partition's Rows.db offset (>= 0) or ^ its Data.db offset (< 0).
+	// duplicates; AddEntry refuses a key out of order. A position is made
+	// by RowIndexPosition (a Rows.db offset) or DataPosition (a Data.db
+	// offset, for a partition without a row index).
 	var keys []partitioner.Key
 	for _, k := range []string{"apple", "banana", "cherry", "damson"} {
 		keys = append(keys, partitioner.Murmur3.Decorate([]byte(k)))
@@ -37,7 +38,7 @@ func ExampleOpen() {
 	}
 	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for i, key := range keys {
-		if err := b.AddEntry(key, ^int64(100*i)); err != nil {
+		if err := b.AddEntry(key, partitionindex.DataPosition(int64(100*i))); err != nil {
 			log.Fatal(err) // *partitionindex.KeyError: order, length, position
 		}
 	}
@@ -71,13 +72,13 @@ func ExampleOpen() {
 		}
 		// A hit is a candidate: only a prefix of each key is in the index,
 		// so confirm the key stored at the position in Rows.db/Data.db.
-		if pos < 0 {
-			fmt.Printf("%s: candidate at Data.db position %d\n", k, ^pos)
+		if partitionindex.IsDataPosition(pos) {
+			fmt.Printf("%s: candidate at Data.db offset %d\n", k, partitionindex.PositionOffset(pos))
 		} else {
-			fmt.Printf("%s: candidate at Rows.db position %d\n", k, pos)
+			fmt.Printf("%s: candidate at Rows.db offset %d\n", k, partitionindex.PositionOffset(pos))
 		}
 	}
 	// Output:
-	// cherry: candidate at Data.db position 300
+	// cherry: candidate at Data.db offset 300
 	// fig: not in the index
 }

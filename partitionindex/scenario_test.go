@@ -152,24 +152,14 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	requireAllFound(t, partitioner.ByteOrdered, plain, raws)
 }
 
-// takeView asks for an early-open view and, if the builder takes the
-// request, flushes and marks all three files synced (as the golden cases
-// were made), so the view must be handed out.
+// takeView asks for an early-open view with all three files synced at once
+// (as the golden cases were made); TestBuildPartialProtocol checks the
+// protocol underneath.
 func takeView(t *testing.T, b *Builder) (*PartialIndex, bool) {
 	t.Helper()
-	var view *PartialIndex
-	accepted, err := b.BuildPartial(0, 0, func(p *PartialIndex) { view = p })
+	view, err := b.BuildPartialSynced(0, 0)
 	require.NoError(t, err)
-	if !accepted {
-		return nil, false
-	}
-	require.NoError(t, b.Flush())
-	require.Nil(t, view, "a view is never handed out inside BuildPartial")
-	b.MarkDataSynced(0)
-	b.MarkRowIndexSynced(0)
-	b.MarkPartitionIndexSynced(b.Position())
-	require.NotNil(t, view, "the view is ready once all three files are synced")
-	return view, true
+	return view, view != nil
 }
 
 // testPartialIndex: views every 1/15 of a random Murmur3 input read back

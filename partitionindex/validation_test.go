@@ -147,10 +147,10 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 					require.NoError(t, b.Add(s.keys[i], s.pos[i]))
 					prev = s.keys[i]
 				}
-				root, err := b.Complete()
+				m, err := b.Complete()
 				require.NoError(t, err)
 				require.Equal(t, want, buf.Bytes())
-				checkIndexFile(t, s, buf.Bytes(), len(s.keys), root)
+				checkIndexFile(t, s, buf.Bytes(), len(s.keys), m.Root)
 			})
 		}
 	}

@@ -145,15 +145,15 @@ func (w *Writer) FinishPartition(endPos int64) (rowindex.Result, error) {
 }
 
 // Complete finishes both files: Rows.db is flushed, Partitions.db completed
-// with its footer. It returns the partition index root. A failed Complete
-// may be called again.
-func (w *Writer) Complete() (int64, error) {
+// with its footer. It returns the partition index's metadata. A failed
+// Complete may be called again.
+func (w *Writer) Complete() (partitionindex.Metadata, error) {
 	if w.inPartition || w.hasPending {
-		return -1, fmt.Errorf("%w: Complete with an unfinished partition", ErrState)
+		return partitionindex.Metadata{}, fmt.Errorf("%w: Complete with an unfinished partition", ErrState)
 	}
 	w.completed = true
 	if err := w.rows.Flush(); err != nil {
-		return -1, err
+		return partitionindex.Metadata{}, err
 	}
 	return w.parts.Complete()
 }

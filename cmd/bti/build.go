@@ -185,42 +185,30 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 			prog.update("building: %d/%d keys", i, n)
 		}
 	}
-	root, err := b.Complete()
+	meta, err := b.Complete()
 	if err != nil {
 		return nil, err
 	}
 	res.elapsed = time.Since(start)
 	runtime.ReadMemStats(&m1)
 	prog.done()
-	res.root = root
+	res.root = meta.Root
 	res.data = buf.Bytes()
 	res.allocBytes = m1.TotalAlloc - m0.TotalAlloc
 	res.allocs = m1.Mallocs - m0.Mallocs
 	return res, nil
 }
 
-// takePartial makes an early-open request as the golden cases did: the
-// three sync notifications follow at once, so an accepted view is ready
-// before the next key.
+// takePartial makes an early-open request as the golden cases did, with all
+// three files synced at once (BuildPartialSynced), so an accepted view is
+// ready before the next key.
 func takePartial(b *partitionindex.Builder, buf *bytes.Buffer, r *partialRequest, after int) error {
 	r.after = after
-	ok, err := b.BuildPartial(0, 0, func(v *partitionindex.PartialIndex) {
-		r.view = v
-		r.fileLen = buf.Len()
-	})
+	view, err := b.BuildPartialSynced(0, 0)
 	if err != nil {
 		return fmt.Errorf("early-open request after key %d: %w", after, err)
 	}
-	r.accepted = ok
-	if err := b.Flush(); err != nil {
-		return err
-	}
-	b.MarkDataSynced(0)
-	b.MarkRowIndexSynced(0)
-	b.MarkPartitionIndexSynced(b.Position())
-	if ok && r.view == nil {
-		return &checkFailed{fmt.Sprintf("early-open view after key %d was accepted but never became ready", after)}
-	}
+	r.view, r.accepted, r.fileLen = view, view != nil, buf.Len()
 	return nil
 }
 
@@ -286,7 +274,16 @@ func describeHit(pos int64, ok bool) string {
 	if !ok {
 		return "not found"
 	}
-	return fmt.Sprintf("found at %d", pos)
+	return "found at " + describePosition(pos)
+}
+
+// describePosition says which file and offset a position points to.
+func describePosition(pos int64) string {
+	file := "Rows.db"
+	if partitionindex.IsDataPosition(pos) {
+		file = "Data.db"
+	}
+	return fmt.Sprintf("%d (%s offset %d)", pos, file, partitionindex.PositionOffset(pos))
 }
 
 // checkFooterKeys checks the index's count-independent footer keys against
