@@ -1,0 +1,109 @@
+package partitionindex
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// requireClean runs Check and fails with the problems it lists.
+func requireClean(t testing.TB, ix *Index, opts CheckOptions, what string) *CheckReport {
+	t.Helper()
+	rep, err := Check(ix, opts)
+	require.NoError(t, err, what)
+	if !rep.OK() {
+		var b bytes.Buffer
+		for _, p := range rep.Problems {
+			fmt.Fprintf(&b, "  %v\n", p)
+		}
+		t.Fatalf("%s: %d problems:\n%s", what, rep.ProblemCount, b.String())
+	}
+	return rep
+}
+
+// Every Cassandra-written golden file passes, and so does every early-open
+// view our builder takes where Cassandra took one.
+func TestCheckGoldens(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		t.Run(c.name, func(t *testing.T) {
+			ix, err := NewIndex(c.want, c.part)
+			require.NoError(t, err)
+			rep := requireClean(t, ix, CheckOptions{}, "golden file")
+			require.Equal(t, int64(len(c.entries)), rep.Entries)
+			require.Contains(t, rep.Partitioners, c.part)
+
+			auto, err := Check(ix, CheckOptions{DetectPartitioner: true})
+			require.NoError(t, err)
+			require.True(t, auto.OK())
+			if len(c.entries) >= 2 {
+				require.Equal(t, []partitioner.Partitioner{c.part}, auto.Partitioners, "the footer tells the partitioner")
+			}
+			require.Equal(t, c.part, auto.Partitioner)
+		})
+	}
+}
+
+func TestCheckGoldenPartialViews(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		if len(c.partials) == 0 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			b := NewBuilder(&buf, Options{Partitioner: c.part})
+			next, views := 0, 0
+			for i, e := range c.entries {
+				require.NoError(t, b.Add(e.Key, e.Pos))
+				if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
+					next++
+					if v, ok := takeView(t, b); ok {
+						ix, err := v.NewIndex(buf.Bytes())
+						require.NoError(t, err)
+						requireClean(t, ix, CheckOptions{}, fmt.Sprintf("view after %d keys", i+1))
+						views++
+					}
+				}
+			}
+			_, err := b.Complete()
+			require.NoError(t, err)
+			require.Equal(t, c.want, buf.Bytes())
+			require.Positive(t, views)
+		})
+	}
+}
+
+var _ = rand.New
+
+// Every file the model tests build (all key shapes, both page sizes)
+// passes, including nodes larger than the tiny test pages.
+func TestCheckModelFiles(t *testing.T) {
+	sizes := []int{0, 1, 2, 10, 100, 1000, 10000}
+	if testing.Short() {
+		sizes = sizes[:6]
+	}
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, ks := range keySets {
+			for _, n := range sizes {
+				if ks.name == "long-shared-prefix" && n > 1000 {
+					continue
+				}
+				for _, pageSize := range []int{0, 64} {
+					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
+					t.Run(name, func(t *testing.T) {
+						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
+						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						ix, err := NewIndex(file, p)
+						require.NoError(t, err)
+						rep := requireClean(t, ix, CheckOptions{PageSize: pageSize}, name)
+						require.Equal(t, int64(m.tree.Len()), rep.Entries)
+					})
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package partitionindex
+
+import (
+	"bytes"
+
+	"github.com/bti-go/bti/trie"
+)
+
+// The walk: a depth-first traversal from the root in transition order, with
+// an explicit stack (tries can be ~200,000 levels deep). It visits the
+// entries in key order, so it checks what needs neighbours: prefix order and
+// cut, position order, the count, the footer's first and last keys.
+
+// walkFrame is one node on the walk's stack; children is reused when the
+// stack grows to this depth again.
+type walkFrame struct {
+	pos      int64
+	children []trie.Child
+	next     int
+	pages    int
+}
+
+type walkState struct {
+	frames   []walkFrame
+	path     []byte // transitions from the root to the current node
+	shape    trie.Shape
+	visits   int64
+	sum, xor uint64
+	aborted  bool
+
+	entries  int64
+	havePrev bool
+	prev     []byte // the previous entry's stored prefix
+	prevDiff int    // its diff point with its predecessor (0 for the first)
+	prevPos  int64
+	firstPos int64
+	lastPos  int64
+	lastRow  int64 // last Rows.db position seen (>= 0), -1 before any
+	lastData int64 // last Data.db position seen, -1 before any
+	rowPos   int64 // nodes holding lastRow and lastData
+	dataPos  int64
+}
+
+func (c *checker) walkTrie() error {
+	w := &c.walk
+	frames := w.frames[:0]
+	*w = walkState{frames: frames, path: w.path[:0], prev: w.prev[:0], shape: w.shape,
+		firstPos: -1, lastPos: -1, lastRow: -1, lastData: -1}
+	root := c.ix.v.root
+	if c.diag != nil {
+		if !c.diag.isStart(root) {
+			c.problem(root, root, RuleReach, "the footer's root %d is not the start of a node", root)
+			return nil
+		}
+		c.diag.mark(root)
+	}
+	if err := c.enter(root, -1, 0); err != nil {
+		return err
+	}
+	for len(w.frames) > 0 && !w.aborted {
+		top := len(w.frames) - 1
+		f := &w.frames[top]
+		if f.next == len(f.children) {
+			w.frames = w.frames[:top]
+			continue
+		}
+		ch := f.children[f.next]
+		f.next++
+		if c.diag != nil && !c.diag.admit(c, f.pos, ch) {
+			continue
+		}
+		w.path = append(w.path[:top], ch.Transition)
+		if err := c.enter(ch.Pos, f.pos, f.pages); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enter visits the node at pos, a child of parent (-1 for the root), whose
+// lookup has touched parentPages pages so far.
+func (c *checker) enter(pos, parent int64, parentPages int) error {
+	w := &c.walk
+	w.visits++
+	if err := c.spend(); err != nil {
+		return err
+	}
+	limit := c.scanNodes
+	if c.scanBroken {
+		limit = c.end
+	}
+	if w.visits > limit && c.diag == nil {
+		c.problem(pos, pos, RuleReach, "more nodes reached from the root than the file holds (%d): a node is shared by several parents", limit)
+		w.aborted = true
+		return nil
+	}
+	w.sum += mix64(uint64(pos))
+	w.xor ^= mix64b(uint64(pos))
+	pages := 1
+	if parent >= 0 {
+		pages = parentPages
+		if pos/c.page != parent/c.page {
+			pages++
+		}
+	}
+	d := len(w.frames)
+	if d < cap(w.frames) {
+		w.frames = w.frames[:d+1]
+	} else {
+		w.frames = append(w.frames, walkFrame{})
+	}
+	f := &w.frames[d]
+	w.shape.Children = f.children[:0]
+	err := c.t.Shape(pos, &w.shape)
+	f.children = w.shape.Children
+	if err != nil {
+		w.frames = w.frames[:d]
+		if pos != c.scanFailedNode {
+			c.problem(pos, parent, RuleNode, "child at %d: %s", pos, stripTrie(err))
+		}
+		return nil
+	}
+	if len(f.children) == 0 {
+		w.frames = w.frames[:d]
+		if c.diag == nil {
+			c.leaf(pos, d, pages)
+		}
+		return nil
+	}
+	f.pos, f.next, f.pages = pos, 0, pages
+	return nil
+}
+
+// leaf accounts for the entry at pos, whose stored prefix is w.path[:depth].
+func (c *checker) leaf(pos int64, depth, pages int) {
+	w := &c.walk
+	r := c.report
+	if c.isEmptyRoot(pos) && w.shape.Flags == 0 {
+		return // the empty index: no entry
+	}
+	w.entries++
+	for len(r.Depth) <= depth {
+		r.Depth = append(r.Depth, 0)
+	}
+	r.Depth[depth]++
+	for len(r.Pages) <= pages {
+		r.Pages = append(r.Pages, 0)
+	}
+	r.Pages[pages]++
+
+	cur := w.path[:depth]
+	if w.havePrev {
+		if bytes.Compare(w.prev, cur) >= 0 {
+			c.problem(pos, pos, RuleOrder, "stored prefix %x does not sort after the previous entry's %x (node %d)", cur, w.prev, w.prevPos)
+		}
+		diff := commonPrefix(w.prev, cur) + 1
+		c.checkCut(w.prevPos, len(w.prev), max(w.prevDiff, diff))
+		w.prevDiff = diff
+	} else {
+		w.firstPos = pos
+		w.prevDiff = 0
+	}
+	w.prev = append(w.prev[:0], cur...)
+	w.prevPos, w.lastPos, w.havePrev = pos, pos, true
+
+	if c.opts.Positions != PositionsIncreasing || w.shape.Flags == 0 {
+		return
+	}
+	_, _, v, ok := decodePayload(w.shape.Flags, c.segmentBytes(pos)[w.shape.FixedSize:])
+	if !ok {
+		return // reported by the scan
+	}
+	if v >= 0 {
+		if v <= w.lastRow {
+			c.problem(pos, pos, RulePositions, "Rows.db position %d after %d (node %d): positions must increase with key order", v, w.lastRow, w.rowPos)
+		}
+		w.lastRow, w.rowPos = v, pos
+	} else {
+		if ^v <= w.lastData {
+			c.problem(pos, pos, RulePositions, "Data.db position %d after %d (node %d): positions must increase with key order", ^v, w.lastData, w.dataPos)
+		}
+		w.lastData, w.dataPos = ^v, pos
+	}
+}
+
+// checkCut checks an entry's stored prefix length against the builder's
+// cut: one byte past the longest prefix shared with a neighbour.
+func (c *checker) checkCut(pos int64, have, want int) {
+	if have != want {
+		c.problem(pos, pos, RulePrefix, "stored prefix is %d bytes, its neighbours make the builder cut it at %d", have, want)
+	}
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// finishWalk checks what needs the whole walk: the last entry's cut, the
+// count and the footer's keys.
+func (c *checker) finishWalk() {
+	w := &c.walk
+	c.report.Entries = w.entries
+	if w.aborted {
+		return
+	}
+	if w.havePrev {
+		if c.src.Tail == nil {
+			c.checkCut(w.prevPos, len(w.prev), w.prevDiff)
+		} else if len(w.prev) < w.prevDiff {
+			// An early-open view's last entry was cut against the next key,
+			// which the view does not hold: it may be longer, not shorter.
+			c.checkCut(w.prevPos, len(w.prev), w.prevDiff)
+		}
+	}
+	if w.entries != c.ix.v.count {
+		c.problem(c.footerPos()+8, -1, RuleCount, "footer count is %d, the trie holds %d entries", c.ix.v.count, w.entries)
+	}
+	c.checkFooterKeys()
+}
+
+// footerPos is where the footer's three numbers start (for problem
+// offsets); an early-open view has none, and reports at its root.
+func (c *checker) footerPos() int64 {
+	if c.ix.data == nil {
+		return c.ix.v.root
+	}
+	return int64(len(c.ix.data)) - footerLength
+}
+
+// reachDiag is the diagnosis pass: bitmaps of node starts (from a second
+// scan) and of nodes reached, to name the node where the walk and the scan
+// disagree. Only a damaged file gets here.
+type reachDiag struct {
+	starts, seen []uint64
+}
+
+func (d *reachDiag) isStart(pos int64) bool {
+	return pos >= 0 && pos>>6 < int64(len(d.starts)) && d.starts[pos>>6]&(1<<(pos&63)) != 0
+}
+
+func (d *reachDiag) mark(pos int64) { d.seen[pos>>6] |= 1 << (pos & 63) }
+
+func (d *reachDiag) admit(c *checker, parent int64, ch trie.Child) bool {
+	switch {
+	case !d.isStart(ch.Pos):
+		c.problem(parent, parent, RuleReach, "transition %#02x points to %d, which is not the start of a node", ch.Transition, ch.Pos)
+		return false
+	case d.seen[ch.Pos>>6]&(1<<(ch.Pos&63)) != 0:
+		c.problem(parent, parent, RuleReach, "transition %#02x points to node %d, which another parent already has", ch.Transition, ch.Pos)
+		return false
+	}
+	d.mark(ch.Pos)
+	return true
+}
+
+// diagnose runs the scan and the walk again with bitmaps and reports
+// pointers into the middle of nodes, shared children and orphan nodes.
+func (c *checker) diagnose() error {
+	words := (c.end + 63) / 64
+	d := &reachDiag{starts: make([]uint64, words), seen: make([]uint64, words)}
+	c.diag = d
+	defer func() { c.diag = nil }()
+	c.scanNodes, c.scanSum, c.scanXor = 0, 0, 0
+	if err := c.scan(); err != nil {
+		return err
+	}
+	if err := c.walkTrie(); err != nil {
+		return err
+	}
+	for i, word := range d.starts {
+		orphans := word &^ d.seen[i]
+		for b := int64(0); orphans != 0; b++ {
+			if orphans&1 != 0 {
+				pos := int64(i)*64 + b
+				c.problem(pos, pos, RuleReach, "node is laid out but not reachable from the root")
+			}
+			orphans >>= 1
+		}
+	}
+	return nil
+}
