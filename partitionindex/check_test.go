@@ -107,3 +107,84 @@ func TestCheckModelFiles(t *testing.T) {
 		}
 	}
 }
+
+// detected reports whether damaged bytes are caught: they do not open, or
+// Check finds a problem.
+func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts CheckOptions) bool {
+	ix, err := NewIndex(data, p)
+	if err != nil {
+		require.ErrorIs(t, err, ErrCorrupt)
+		return true
+	}
+	rep, err := Check(ix, opts)
+	require.NoError(t, err)
+	return !rep.OK()
+}
+
+// checkSamples are small files to damage: a golden file of each
+// partitioner and files of our own with tiny pages and long keys.
+func checkSamples(t *testing.T) map[string]struct {
+	file []byte
+	part partitioner.Partitioner
+	page int
+} {
+	out := map[string]struct {
+		file []byte
+		part partitioner.Partitioner
+		page int
+	}{}
+	for _, c := range loadGolden(t) {
+		if len(c.want) < 50_000 {
+			out["golden/"+c.name] = struct {
+				file []byte
+				part partitioner.Partitioner
+				page int
+			}{c.want, c.part, 0}
+		}
+	}
+	for i, ks := range keySets {
+		r := rand.New(rand.NewPCG(uint64(i), 9))
+		file, _ := buildModel(t, partitioner.ByteOrdered, ks.gen(r, 60), r, 64)
+		out["model/"+ks.name] = struct {
+			file []byte
+			part partitioner.Partitioner
+			page int
+		}{file, partitioner.ByteOrdered, 64}
+	}
+	return out
+}
+
+// A file cut at any length, or with anything appended, is detected.
+func TestCheckTruncatedAndAppended(t *testing.T) {
+	for name, s := range checkSamples(t) {
+		t.Run(name, func(t *testing.T) {
+			opts := CheckOptions{PageSize: s.page}
+			for n := 0; n < len(s.file); n++ {
+				if !detected(t, s.file[:n], s.part, opts) {
+					t.Fatalf("truncation to %d of %d bytes not detected", n, len(s.file))
+				}
+			}
+			r := rand.New(rand.NewPCG(uint64(len(s.file)), 3))
+			for _, n := range []int{1, 2, 7, 8, 23, 24, 25, 100, 4096} {
+				for _, fill := range []string{"zeros", "random", "copy"} {
+					extra := make([]byte, n)
+					switch fill {
+					case "random":
+						for i := range extra {
+							extra[i] = byte(r.Uint32())
+						}
+					case "copy": // the file's own tail again: a valid-looking footer
+						start := len(s.file) - min(n, len(s.file))
+						for i := range extra {
+							extra[i] = s.file[start+i%(len(s.file)-start)]
+						}
+					}
+					grown := append(bytes.Clone(s.file), extra...)
+					if !detected(t, grown, s.part, opts) {
+						t.Fatalf("%d appended bytes (%s) not detected", n, fill)
+					}
+				}
+			}
+		})
+	}
+}

@@ -11,18 +11,18 @@ import (
 // entries in key order, so it checks what needs neighbours: prefix order and
 // cut, position order, the count, the footer's first and last keys.
 
-// walkFrame is one node on the walk's stack; children is reused when the
-// stack grows to this depth again.
+// walkFrame is one node on the walk's stack; its children are
+// kids[next:end], stacked above its parent's.
 type walkFrame struct {
-	pos      int64
-	children []trie.Child
-	next     int
-	pages    int
+	pos       int64
+	next, end int
+	pages     int
 }
 
 type walkState struct {
 	frames   []walkFrame
-	path     []byte // transitions from the root to the current node
+	kids     []trie.Child // the children of every frame, one stack
+	path     []byte       // transitions from the root to the current node
 	shape    trie.Shape
 	visits   int64
 	sum, xor uint64
@@ -43,8 +43,19 @@ type walkState struct {
 
 func (c *checker) walkTrie() error {
 	w := &c.walk
-	frames := w.frames[:0]
-	*w = walkState{frames: frames, path: w.path[:0], prev: w.prev[:0], shape: w.shape,
+	if w.frames == nil {
+		// Sized for the usual depths (a Murmur3 index of 10^8 keys is about
+		// 12 nodes deep), so that a check allocates the same few times
+		// whatever the key count; deeper tries grow them.
+		w.frames = make([]walkFrame, 0, 32)
+		w.kids = make([]trie.Child, 0, 1024)
+		w.shape.Children = make([]trie.Child, 0, 256)
+		w.path = make([]byte, 0, 64)
+		w.prev = make([]byte, 0, 64)
+		c.report.Depth = make([]int64, 0, 64)
+		c.report.Pages = make([]int64, 0, 16)
+	}
+	*w = walkState{frames: w.frames[:0], kids: w.kids[:0], path: w.path[:0], prev: w.prev[:0], shape: w.shape,
 		firstPos: -1, lastPos: -1, lastRow: -1, lastData: -1}
 	root := c.ix.v.root
 	if c.diag != nil {
@@ -60,11 +71,11 @@ func (c *checker) walkTrie() error {
 	for len(w.frames) > 0 && !w.aborted {
 		top := len(w.frames) - 1
 		f := &w.frames[top]
-		if f.next == len(f.children) {
+		if f.next == f.end {
 			w.frames = w.frames[:top]
 			continue
 		}
-		ch := f.children[f.next]
+		ch := w.kids[f.next]
 		f.next++
 		if c.diag != nil && !c.diag.admit(c, f.pos, ch) {
 			continue
@@ -104,30 +115,24 @@ func (c *checker) enter(pos, parent int64, parentPages int) error {
 		}
 	}
 	d := len(w.frames)
-	if d < cap(w.frames) {
-		w.frames = w.frames[:d+1]
-	} else {
-		w.frames = append(w.frames, walkFrame{})
-	}
-	f := &w.frames[d]
-	w.shape.Children = f.children[:0]
-	err := c.t.Shape(pos, &w.shape)
-	f.children = w.shape.Children
-	if err != nil {
-		w.frames = w.frames[:d]
+	if err := c.t.Shape(pos, &w.shape); err != nil {
 		if pos != c.scanFailedNode {
 			c.problem(pos, parent, RuleNode, "child at %d: %s", pos, stripTrie(err))
 		}
 		return nil
 	}
-	if len(f.children) == 0 {
-		w.frames = w.frames[:d]
+	if len(w.shape.Children) == 0 {
 		if c.diag == nil {
 			c.leaf(pos, d, pages)
 		}
 		return nil
 	}
-	f.pos, f.next, f.pages = pos, 0, pages
+	base := 0
+	if d > 0 {
+		base = w.frames[d-1].end
+	}
+	w.kids = append(w.kids[:base], w.shape.Children...)
+	w.frames = append(w.frames, walkFrame{pos: pos, next: base, end: len(w.kids), pages: pages})
 	return nil
 }
 
