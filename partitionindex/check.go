@@ -237,7 +237,7 @@ func newChecker(ix *Index, opts CheckOptions) *checker {
 	}
 	src := ix.trie.Source()
 	c := &checker{ix: ix, t: ix.trie, src: src, opts: opts, page: int64(opts.PageSize),
-		report: &CheckReport{Partitioner: ix.part}, scanFailedNode: -1}
+		report: &CheckReport{Partitioner: ix.part, Problems: []Problem{}}, scanFailedNode: -1}
 	c.fileEnd = int64(len(src.File))
 	c.cutoff, c.end = c.fileEnd, c.fileEnd
 	if src.Tail != nil {
@@ -278,6 +278,7 @@ func (c *checker) run() error {
 	if err := c.scan(); err != nil {
 		return err
 	}
+	c.report.Nodes = c.scanNodes
 	if err := c.walkTrie(); err != nil {
 		return err
 	}

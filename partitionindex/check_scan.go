@@ -74,7 +74,7 @@ func (c *checker) scanSegment(start, end int64, paged bool) error {
 func (c *checker) scanPadding(p, end int64, paged bool) int64 {
 	if !paged {
 		c.problem(p, -1, RulePadding, "zero byte in the early-open tail, which the writer never pads")
-		c.report.PaddingBytes++
+		c.padding(1)
 		return p + 1
 	}
 	stop := min((p/c.page+1)*c.page, end)
@@ -82,12 +82,19 @@ func (c *checker) scanPadding(p, end int64, paged bool) int64 {
 	for i, x := range run {
 		if x != 0 {
 			c.problem(p+int64(i), -1, RulePadding, "byte %#02x inside zero padding that started at %d and must run to the page boundary at %d", x, p, stop)
-			c.report.PaddingBytes += int64(i)
+			c.padding(int64(i))
 			return p + int64(i)
 		}
 	}
-	c.report.PaddingBytes += stop - p
+	c.padding(stop - p)
 	return stop
+}
+
+// padding counts n padding bytes (once: not again during diagnosis).
+func (c *checker) padding(n int64) {
+	if c.diag == nil {
+		c.report.PaddingBytes += n
+	}
 }
 
 // payloadLength is the length of a payload with these flags: a hash byte
@@ -120,7 +127,9 @@ func (c *checker) scanNode(p int64, b []byte, paged bool) (int64, bool) {
 	c.scanNodes++
 	c.scanSum += mix64(uint64(p))
 	c.scanXor ^= mix64b(uint64(p))
-	c.byType[s.Type]++
+	if c.diag == nil {
+		c.byType[s.Type]++
+	}
 	c.nodeRules(s, b[:size])
 	if paged && p/c.page != (p+size-1)/c.page && size <= c.page {
 		c.problem(p, p, RulePage, "%d-byte %s crosses the page boundary at %d", size, trie.TypeName(s.Type), (p/c.page+1)*c.page)
@@ -135,6 +144,10 @@ func (c *checker) nodeRules(s *trie.Shape, node []byte) {
 		return // the empty index's root: PAYLOAD_ONLY without payload
 	}
 	kids := s.Children
+	if s.BadPointers > 0 {
+		c.problem(p, p, RuleNode, "%s: %d child pointers do not point strictly backwards", trie.TypeName(s.Type), s.BadPointers)
+		return
+	}
 	if len(kids) > 0 {
 		for i := 1; i < len(kids); i++ {
 			if kids[i].Transition <= kids[i-1].Transition {

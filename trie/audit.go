@@ -19,6 +19,9 @@ type Shape struct {
 	// last DENSE slot is one (the writer spans exactly first..last child).
 	Holes    int
 	EdgeHole bool
+	// BadPointers counts pointers that do not point strictly backwards to
+	// a position >= 0 (left out of Children).
+	BadPointers int
 	// NibbleSet: a packed 12-bit area with an odd count has a non-zero
 	// unused low nibble (the writer leaves it 0).
 	NibbleSet bool
@@ -27,9 +30,9 @@ type Shape struct {
 // Source returns the bytes the trie reads (for a scan of every node).
 func (t *Trie) Source() Source { return t.src }
 
-// Shape decodes the node at pos into s, reusing s.Children. Like Node, it
-// fails with a *CorruptError when the fixed part leaves its segment or a
-// pointer does not point strictly backwards.
+// Shape decodes the node at pos into s, reusing s.Children. It fails with a
+// *CorruptError when the fixed part leaves its segment; a pointer that does
+// not point strictly backwards is counted in BadPointers, not followed.
 func (t *Trie) Shape(pos int64, s *Shape) error {
 	var nv nodeView
 	if err := nv.load(&t.src, pos); err != nil {
@@ -46,7 +49,8 @@ func (t *Trie) Shape(pos int64, s *Shape) error {
 			continue
 		}
 		if c < 0 {
-			return corrupt(pos, reasonBadPointer)
+			s.BadPointers++ // not followed, the rest is still checked
+			continue
 		}
 		s.Children = append(s.Children, Child{Transition: byte(nv.transitionByte(i)), Pos: c})
 	}

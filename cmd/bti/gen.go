@@ -8,13 +8,16 @@ import (
 	"github.com/bti-go/bti/internal/keystsv"
 )
 
-const genUsage = `usage: bti gen --kind K --count N --seed S [--partitioner P] [--prefix-bytes P] [--key-len-min A --key-len-max B]
+const genUsage = `usage: bti gen --kind K --count N --seed S [--partitioner P] [--prefix-bytes P] [--key-len-min A --key-len-max B] [--positions any|increasing]
 
 Writes a keys.tsv to stdout: N distinct keys of kind K (int32, int64, uuid,
 text, blob) sorted in the partitioner's decorated-key order, with positions
 that exercise every payload size (1..8 bytes; row-index positions >= 0 and
 ^data positions < 0, magnitudes growing to 2^40 with a few outliers up to
 2^62). The same flags always give the same output (package keygen, PCG).
+With --positions increasing there are no outliers: row-index positions and
+data positions each strictly increase, as an sstable writer records them
+(what "bti check --positions increasing" checks).
 `
 
 func runGen(args []string, stdout, _ io.Writer) error {
@@ -26,6 +29,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	prefix := fs.Int("prefix-bytes", 0, "shared random prefix of this many bytes on every key")
 	lmin := fs.Int("key-len-min", 0, "text/blob: minimum length after the prefix (default 1 with --key-len-max 32)")
 	lmax := fs.Int("key-len-max", 0, "text/blob: maximum length after the prefix")
+	positions := fs.String("positions", "any", "any (with outliers) or increasing")
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -43,6 +47,9 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := oneOf("positions", *positions, "any", "increasing"); err != nil {
+		return err
+	}
 	k, err := keygen.ParseKind(*kind)
 	if err != nil {
 		return usagef("--kind %q: want int32, int64, uuid, text or blob", *kind)
@@ -50,6 +57,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	cfg := keygen.Config{
 		Partitioner: p, Kind: k, Count: *count, Seed: *seed,
 		PrefixBytes: *prefix, KeyLenMin: *lmin, KeyLenMax: *lmax,
+		PositionsIncreasing: *positions == "increasing",
 	}
 	if (*lmin != 0 || *lmax != 0) && *lmax == 0 {
 		cfg.KeyLenMax = max(*lmin, 32)

@@ -8,12 +8,16 @@ import (
 )
 
 const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner P]
+       bti verify --deep --index Partitions.db [--in keys.tsv] [--partitioner auto|P] [--positions any|increasing]
 
 Checks Partitions.db against keys.tsv: the footer's count and first and last
 keys, that every key resolves (Get) to its position, and that a forward scan
 yields the positions in file order. Prints a one-line summary; every mismatch
 is reported on stderr with its keys.tsv line (the first 10 in full). Exit
 status 1 on any mismatch.
+
+--deep first audits the file on its own as "bti check" does (then --in is
+optional, and --partitioner may be auto), then compares the keys if given.
 `
 
 // maxReported bounds the mismatches printed one by one.
@@ -23,13 +27,18 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage)
 	index := fs.String("index", "", "Partitions.db to check (required)")
 	in := fs.String("in", "", "keys.tsv or keys.tsv.bz2 the index was built from (required)")
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered (auto with --deep)")
+	deep := fs.Bool("deep", false, "audit the file's structure first (bti check); --in becomes optional")
+	cf := addCheckFlags(fs)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
 	if err := noArgs(rest); err != nil {
 		return err
+	}
+	if *deep {
+		return verifyDeep(*index, *in, *part, cf, stdout, stderr)
 	}
 	if err := required(fs, "index", "in"); err != nil {
 		return err
