@@ -13,7 +13,10 @@ import (
 // knows how the writer lays a file out and reports every place that breaks
 // one of its rules. Each rule below is something Cassandra's
 // PartitionIndexBuilder / IncrementalTrieWriterPageAware (trunk 69a6dc6)
-// guarantees, so a file Cassandra wrote passes; the exceptions are named.
+// guarantees, so a file Cassandra wrote passes (every golden file does,
+// including the early-open cases); the exceptions are named. Only the
+// position rule is not the index writer's: it holds for files an sstable
+// writer produced, so it is opt-in.
 //
 // Footer (RuleFooter, RuleCount, RuleFirstKey, RuleLastKey, RuleRoot):
 //   - the root is the last node, and firstKeyPos is right after it
@@ -52,8 +55,10 @@ import (
 //     (never with 4096-byte pages: the largest node takes 2,051 bytes plus
 //     9 bytes of payload; possible with the tiny pages tests use). Nodes of
 //     an early-open view's tail are not paged at all, and the view's file
-//     part may end before Cutoff: the missing bytes are padding the writer
-//     has counted but not yet handed to the file;
+//     part may end before Cutoff (makePartialRoot rounds the writer's
+//     position up to a page; the bytes between are never read). A view
+//     must be checked over the file as it was when the view was taken:
+//     nodes written later, below Cutoff, would look like orphans;
 //   - every byte between nodes is zero padding that runs to the next page
 //     boundary (a zero header byte is never a node, except the root of an
 //     empty index);
@@ -74,9 +79,9 @@ import (
 // Hash bytes cannot be checked without the keys, except the first and last
 // entry's against the footer.
 //
-// Work is linear in the file size: one scan and one walk (no recursion, no
-// node decoded more than twice), plus a second pass with two bitmaps only
-// when the walk and the scan disagree on which nodes exist. Memory is
+// Work is linear in the file size: one scan and one walk (no recursion,
+// each node decoded twice), plus a second scan and walk with two bitmaps
+// only when the first two disagree on which nodes exist. Memory is
 // O(depth) otherwise. A walk that would exceed CheckOptions.MaxNodes gives
 // up with ErrCheckBudget.
 
