@@ -37,6 +37,9 @@ func TestCheckGoldens(t *testing.T) {
 			rep := requireClean(t, ix, CheckOptions{}, "golden file")
 			require.Equal(t, int64(len(c.entries)), rep.Entries)
 			require.Contains(t, rep.Partitioners, c.part)
+			fits, err := FooterPartitioners(ix)
+			require.NoError(t, err)
+			require.Equal(t, rep.Partitioners, fits, "the exported detector is Check's footer rule")
 
 			auto, err := Check(ix, CheckOptions{DetectPartitioner: true})
 			require.NoError(t, err)
