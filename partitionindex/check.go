@@ -65,9 +65,11 @@ import (
 //   - every node is reached from the root exactly once and every pointer
 //     lands on a node's start (no orphan bytes, no shared children).
 //
-// Order (RuleOrder, RulePrefix): the entries' stored prefixes strictly
-// increase in iteration order, and each is as long as the builder cuts it:
-// one byte past the longest prefix it shares with either neighbour. In an
+// Order (RuleTransitions, RulePrefix): the entries' stored prefixes
+// strictly increase in iteration order (which follows from the transitions
+// rule and payloads only at leaves), and each is as long as the builder
+// cuts it: one byte past the longest prefix it shares with either
+// neighbour (bti-format.md §2, the diff-point rule). In an
 // early-open view the last entry was cut against a key the view does not
 // hold, so it may only be longer than its predecessor alone requires.
 //
@@ -103,7 +105,6 @@ const (
 	RulePage        Rule = "page-boundary"
 	RulePadding     Rule = "padding"
 	RuleReach       Rule = "reachability"
-	RuleOrder       Rule = "order"
 	RulePrefix      Rule = "shortest-prefix"
 	RulePositions   Rule = "positions"
 )

@@ -2,6 +2,7 @@ package partitionindex
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,12 +99,21 @@ func readFuzzCorpus(tb testing.TB, name string) [][]byte {
 
 // FuzzCheck: Check never panics and always finishes within its default
 // budget (linear work), on the reader fuzz corpus and the golden files.
+// While fuzzing, seeds stay small (the engine minimizes every new
+// interesting input, for up to -fuzzminimizetime each):
+//
+//	go test ./partitionindex -run XXX -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 5s
 func FuzzCheck(f *testing.F) {
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	limit := 64 << 10
+	if fuzzing {
+		limit = 16 << 10
+	}
 	for _, d := range readFuzzCorpus(f, "FuzzIndexReader") {
 		f.Add(d)
 	}
 	for _, file := range relFuzzGoldenFiles(f) {
-		if len(file) <= 64<<10 {
+		if len(file) <= limit {
 			f.Add(file)
 		}
 	}

@@ -1,10 +1,6 @@
 package partitionindex
 
-import (
-	"bytes"
-
-	"github.com/bti-go/bti/trie"
-)
+import "github.com/bti-go/bti/trie"
 
 // The walk: a depth-first traversal from the root in transition order, with
 // an explicit stack (tries can be ~200,000 levels deep). It visits the
@@ -22,7 +18,6 @@ type walkFrame struct {
 type walkState struct {
 	frames   []walkFrame
 	kids     []trie.Child // the children of every frame, one stack
-	path     []byte       // transitions from the root to the current node
 	shape    trie.Shape
 	visits   int64
 	sum, xor uint64
@@ -30,8 +25,11 @@ type walkState struct {
 
 	entries  int64
 	havePrev bool
-	prev     []byte // the previous entry's stored prefix
-	prevDiff int    // its diff point with its predecessor (0 for the first)
+	prevLen  int // the previous entry's stored prefix length (its depth)
+	prevDiff int // its diff point with its predecessor (0 for the first)
+	// lca is the shallowest frame a child was taken from since the last
+	// entry: the two entries' paths share exactly lca bytes.
+	lca      int
 	prevPos  int64
 	firstPos int64
 	lastPos  int64
@@ -50,12 +48,10 @@ func (c *checker) walkTrie() error {
 		w.frames = make([]walkFrame, 0, 32)
 		w.kids = make([]trie.Child, 0, 1024)
 		w.shape.Children = make([]trie.Child, 0, 256)
-		w.path = make([]byte, 0, 64)
-		w.prev = make([]byte, 0, 64)
 		c.report.Depth = make([]int64, 0, 64)
 		c.report.Pages = make([]int64, 0, 16)
 	}
-	*w = walkState{frames: w.frames[:0], kids: w.kids[:0], path: w.path[:0], prev: w.prev[:0], shape: w.shape,
+	*w = walkState{frames: w.frames[:0], kids: w.kids[:0], shape: w.shape, lca: -1,
 		firstPos: -1, lastPos: -1, lastRow: -1, lastData: -1}
 	root := c.ix.v.root
 	if c.diag != nil {
@@ -80,7 +76,9 @@ func (c *checker) walkTrie() error {
 		if c.diag != nil && !c.diag.admit(c, f.pos, ch) {
 			continue
 		}
-		w.path = append(w.path[:top], ch.Transition)
+		if w.lca < 0 || top < w.lca {
+			w.lca = top
+		}
 		if err := c.enter(ch.Pos, f.pos, f.pages); err != nil {
 			return err
 		}
@@ -136,7 +134,11 @@ func (c *checker) enter(pos, parent int64, parentPages int) error {
 	return nil
 }
 
-// leaf accounts for the entry at pos, whose stored prefix is w.path[:depth].
+// leaf accounts for the entry at pos, whose stored prefix is depth bytes.
+// Its order after the previous entry needs no comparison: it follows from
+// every node's strictly increasing transitions (checked by the scan) and
+// payloads only at leaves, and the shared prefix is the depth of the
+// frame the walk turned at.
 func (c *checker) leaf(pos int64, depth, pages int) {
 	w := &c.walk
 	r := c.report
@@ -153,19 +155,15 @@ func (c *checker) leaf(pos int64, depth, pages int) {
 	}
 	r.Pages[pages]++
 
-	cur := w.path[:depth]
 	if w.havePrev {
-		if bytes.Compare(w.prev, cur) >= 0 {
-			c.problem(pos, pos, RuleOrder, "stored prefix %x does not sort after the previous entry's %x (node %d)", cur, w.prev, w.prevPos)
-		}
-		diff := commonPrefix(w.prev, cur) + 1
-		c.checkCut(w.prevPos, len(w.prev), max(w.prevDiff, diff))
+		diff := w.lca + 1
+		c.checkCut(w.prevPos, w.prevLen, max(w.prevDiff, diff))
 		w.prevDiff = diff
 	} else {
 		w.firstPos = pos
 		w.prevDiff = 0
 	}
-	w.prev = append(w.prev[:0], cur...)
+	w.prevLen, w.lca = depth, -1
 	w.prevPos, w.lastPos, w.havePrev = pos, pos, true
 
 	if c.opts.Positions != PositionsIncreasing || w.shape.Flags == 0 {
@@ -196,16 +194,6 @@ func (c *checker) checkCut(pos int64, have, want int) {
 	}
 }
 
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
 // finishWalk checks what needs the whole walk: the last entry's cut, the
 // count and the footer's keys.
 func (c *checker) finishWalk() {
@@ -216,11 +204,11 @@ func (c *checker) finishWalk() {
 	}
 	if w.havePrev {
 		if c.src.Tail == nil {
-			c.checkCut(w.prevPos, len(w.prev), w.prevDiff)
-		} else if len(w.prev) < w.prevDiff {
+			c.checkCut(w.prevPos, w.prevLen, w.prevDiff)
+		} else if w.prevLen < w.prevDiff {
 			// An early-open view's last entry was cut against the next key,
 			// which the view does not hold: it may be longer, not shorter.
-			c.checkCut(w.prevPos, len(w.prev), w.prevDiff)
+			c.checkCut(w.prevPos, w.prevLen, w.prevDiff)
 		}
 	}
 	if w.entries != c.ix.v.count {
