@@ -142,8 +142,10 @@ func (c *checker) enter(pos, parent int64, parentPages int) error {
 func (c *checker) leaf(pos int64, depth, pages int) {
 	w := &c.walk
 	r := c.report
-	if c.isEmptyRoot(pos) && w.shape.Flags == 0 {
-		return // the empty index: no entry
+	if w.shape.Flags == 0 {
+		// Not an entry: the empty index's root, or a childless node the
+		// scan reports (no payload, or all its pointers bad).
+		return
 	}
 	w.entries++
 	for len(r.Depth) <= depth {
@@ -166,7 +168,7 @@ func (c *checker) leaf(pos int64, depth, pages int) {
 	w.prevLen, w.lca = depth, -1
 	w.prevPos, w.lastPos, w.havePrev = pos, pos, true
 
-	if c.opts.Positions != PositionsIncreasing || w.shape.Flags == 0 {
+	if c.opts.Positions != PositionsIncreasing {
 		return
 	}
 	_, _, v, ok := decodePayload(w.shape.Flags, c.segmentBytes(pos)[w.shape.FixedSize:])
