@@ -37,7 +37,9 @@ import (
 //   - its type is exactly the one TrieNode.typeFor gives its children at
 //     its position (smallest pointer width for the farthest child, SPARSE
 //     against DENSE by size, ties to DENSE): the writer chooses the type
-//     when it serializes the node, from the real distances;
+//     when it serializes the node, from its estimate of the farthest
+//     child's distance, which by then equals the real one (Cassandra
+//     asserts the resulting size; bti-format.md §5.3-5.4);
 //   - SPARSE transitions strictly increase; a DENSE node spans exactly its
 //     first to last child (no hole at either end); the unused nibble of a
 //     packed 12-bit area is zero;
