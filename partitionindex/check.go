@@ -75,6 +75,10 @@ import (
 // early-open view the last entry was cut against a key the view does not
 // hold, so it may only be longer than its predecessor alone requires.
 //
+// Encoding (RuleEncoding): every transition is a byte the partitioner's
+// key encoding can have at that depth (check_grammar.go), since every
+// stored prefix is a prefix of a key's encoding.
+//
 // Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
 // off by default): a file written by an sstable writer stores Data.db
 // positions (negative payloads, ^position) and Rows.db positions (the
@@ -109,6 +113,7 @@ const (
 	RuleReach       Rule = "reachability"
 	RulePrefix      Rule = "shortest-prefix"
 	RulePositions   Rule = "positions"
+	RuleEncoding    Rule = "encoding"
 )
 
 // PositionRule says what Check may assume about the stored positions.
@@ -230,6 +235,9 @@ type checker struct {
 	scanFailedNode int64
 
 	walk walkState
+	// encPart is the partitioner whose key encoding the transitions must
+	// follow (RuleEncoding).
+	encPart partitioner.Partitioner
 
 	// diag is non-nil during the diagnosis pass, which reports only
 	// reachability problems.
@@ -287,6 +295,7 @@ func (c *checker) run() error {
 		return err
 	}
 	c.report.Nodes = c.scanNodes
+	c.encPart = c.grammarPartitioner()
 	if err := c.walkTrie(); err != nil {
 		return err
 	}

@@ -48,6 +48,21 @@ func (c *checker) checkFooterKeys() {
 	}
 }
 
+// grammarPartitioner is the partitioner whose key encoding the walk
+// checks transitions against: the index's own, or with DetectPartitioner
+// the one the footer's keys fit (none known: Random, which checks only the
+// leading 40 every encoding starts with).
+func (c *checker) grammarPartitioner() partitioner.Partitioner {
+	if !c.opts.DetectPartitioner {
+		return c.ix.part
+	}
+	fits, err := FooterPartitioners(c.ix)
+	if err != nil || len(fits) != 1 {
+		return partitioner.Random
+	}
+	return fits[0]
+}
+
 func (c *checker) firstKeyPos() int64 {
 	if c.ix.data == nil {
 		return c.ix.v.root

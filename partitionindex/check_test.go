@@ -230,7 +230,7 @@ func TestCheckRulesFire(t *testing.T) {
 	}
 	t.Logf("problems per rule: %v", fired)
 	for _, rule := range []Rule{RuleFooter, RuleRoot, RuleCount, RuleFirstKey, RuleLastKey, RuleNode, RuleType,
-		RuleTransitions, RuleDense, RulePacking, RulePayload, RulePage, RulePadding, RuleReach, RulePrefix, RulePositions} {
+		RuleTransitions, RuleDense, RulePacking, RulePayload, RulePage, RulePadding, RuleReach, RulePrefix, RulePositions, RuleEncoding} {
 		require.Positive(t, fired[rule], "rule %s never fired", rule)
 	}
 }
@@ -247,4 +247,44 @@ func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
 	_, err = b.Complete()
 	require.NoError(tb, err)
 	return buf.Bytes()
+}
+
+// The encoding grammar accepts every byte of every key's encoding, and
+// rejects bytes no encoding has.
+func TestCheckEncodingGrammar(t *testing.T) {
+	walk := func(p partitioner.Partitioner, enc []byte) (int, encState) {
+		s := encStart
+		for i, b := range enc {
+			if s = encStep(p, s, b); s == encBad {
+				return i, s
+			}
+		}
+		return len(enc), s
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for range 2000 {
+			raw := randomBytes(r, 0, 12, []byte{0x00, 0x01, 0x38, 0x40, 0xFE, 0xFF})
+			enc := p.Decorate(raw).AppendComparable(nil)
+			i, s := walk(p, enc)
+			require.NotEqual(t, encBad, s, "%v key %x: encoding %x rejected at byte %d", p, raw, enc, i)
+			if p != partitioner.Random {
+				require.Equal(t, encEnd, s, "%v key %x ends after its terminator", p, raw)
+			}
+		}
+	}
+	for _, bad := range []struct {
+		p   partitioner.Partitioner
+		enc []byte
+	}{
+		{partitioner.Murmur3, []byte{0x41}},
+		{partitioner.Random, []byte{0x00}},
+		{partitioner.Murmur3, []byte{0x40, 1, 2, 3, 4, 5, 6, 7, 8, 0x41}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0x41}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0xFF, 0x00}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x61, 0x00, 0x38, 0x00}},
+	} {
+		_, s := walk(bad.p, bad.enc)
+		require.Equal(t, encBad, s, "%v %x", bad.p, bad.enc)
+	}
 }

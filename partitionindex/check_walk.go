@@ -13,6 +13,7 @@ type walkFrame struct {
 	pos       int64
 	next, end int
 	pages     int
+	enc       encState // the key-encoding state after this node's path
 }
 
 type walkState struct {
@@ -61,7 +62,7 @@ func (c *checker) walkTrie() error {
 		}
 		c.diag.mark(root)
 	}
-	if err := c.enter(root, -1, 0); err != nil {
+	if err := c.enter(root, -1, 0, encStart); err != nil {
 		return err
 	}
 	for len(w.frames) > 0 && !w.aborted {
@@ -79,7 +80,12 @@ func (c *checker) walkTrie() error {
 		if w.lca < 0 || top < w.lca {
 			w.lca = top
 		}
-		if err := c.enter(ch.Pos, f.pos, f.pages); err != nil {
+		enc := encStep(c.encPart, f.enc, ch.Transition)
+		if enc == encBad {
+			c.problem(f.pos, f.pos, RuleEncoding, "transition %#02x at prefix byte %d cannot occur in a %v key's encoding", ch.Transition, top, c.encPart)
+			enc = encFree // one report per bad byte, not one per descendant
+		}
+		if err := c.enter(ch.Pos, f.pos, f.pages, enc); err != nil {
 			return err
 		}
 	}
@@ -87,8 +93,9 @@ func (c *checker) walkTrie() error {
 }
 
 // enter visits the node at pos, a child of parent (-1 for the root), whose
-// lookup has touched parentPages pages so far.
-func (c *checker) enter(pos, parent int64, parentPages int) error {
+// lookup has touched parentPages pages so far; enc is the encoding state
+// after its path.
+func (c *checker) enter(pos, parent int64, parentPages int, enc encState) error {
 	w := &c.walk
 	w.visits++
 	if err := c.spend(); err != nil {
@@ -130,7 +137,7 @@ func (c *checker) enter(pos, parent int64, parentPages int) error {
 		base = w.frames[d-1].end
 	}
 	w.kids = append(w.kids[:base], w.shape.Children...)
-	w.frames = append(w.frames, walkFrame{pos: pos, next: base, end: len(w.kids), pages: pages})
+	w.frames = append(w.frames, walkFrame{pos: pos, next: base, end: len(w.kids), pages: pages, enc: enc})
 	return nil
 }
 
