@@ -58,7 +58,7 @@ func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 //	go test ./partitionindex -run XXX -bench 'Check/' -benchtime 5x
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run("murmur3-uuid/keys="+benchKeysName(n), func(b *testing.B) {
+		b.Run("murmur3-uuid/"+benchKeysName(n), func(b *testing.B) {
 			if n > 100_000 && testing.Short() {
 				b.Skip("1M keys under -short")
 			}

@@ -16,6 +16,7 @@ const checkUsage = `usage: bti check --index Partitions.db [--partitioner auto|P
 Audits Partitions.db on its own, without its keys, against the rules the
 writer (ours and Cassandra's) lays files out by: footer, node types and
 pointers, page boundaries and padding, reachability, prefix order and cut,
+the grammar of the partitioner's key encoding,
 and with --positions increasing the order of the stored positions (true of
 a file written by an sstable writer; not of the synthetic golden key sets).
 Prints counts per node type, the depth and pages-per-lookup histograms,
