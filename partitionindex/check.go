@@ -8,91 +8,6 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-// Check audits an index without its keys: the format carries no checksum,
-// and most damage leaves every lookup working while some answer wrong. Check
-// knows how the writer lays a file out and reports every place that breaks
-// one of its rules. Each rule below is something Cassandra's
-// PartitionIndexBuilder / IncrementalTrieWriterPageAware (trunk 69a6dc6)
-// guarantees, so a file Cassandra wrote passes (every golden file does,
-// including the early-open cases); the exceptions are named. Only the
-// position rule is not the index writer's: it holds for files an sstable
-// writer produced, so it is opt-in.
-//
-// Footer (RuleFooter, RuleCount, RuleFirstKey, RuleLastKey, RuleRoot):
-//   - the root is the last node, and firstKeyPos is right after it
-//     (PartitionIndexBuilder.complete writes the footer's keys after the
-//     trie's completion, which writes the root last);
-//   - the count equals the entries reached from the root;
-//   - one key: first key = last key; more: first < last in the
-//     partitioner's order;
-//   - the first and last keys resolve to the first and last entries
-//     (their encoding starts with that entry's stored prefix) with matching
-//     hash bytes. This is also how the partitioner is detected
-//     (FooterPartitioners).
-//
-// Every node (RuleNode, RuleType, RuleTransitions, RuleDense, RulePacking,
-// RulePayload), checked on a linear scan of the whole trie area:
-//   - it decodes and lies inside its segment; pointers point strictly
-//     backwards (children are written before parents);
-//   - its type is exactly the one TrieNode.typeFor gives its children at
-//     its position (smallest pointer width for the farthest child, SPARSE
-//     against DENSE by size, ties to DENSE): the writer chooses the type
-//     when it serializes the node, from its estimate of the farthest
-//     child's distance, which by then equals the real one (Cassandra
-//     asserts the resulting size; bti-format.md §5.3-5.4);
-//   - SPARSE transitions strictly increase; a DENSE node spans exactly its
-//     first to last child (no hole at either end); the unused nibble of a
-//     packed 12-bit area is zero;
-//   - payload only at leaves and every leaf has one (no stored prefix is a
-//     prefix of another: encodings are prefix-free and each is cut one byte
-//     past the longest prefix shared with a neighbour), flags 8..15 (the
-//     hash byte is always written), the position in its minimal length
-//     (SizedInts.nonZeroSize).
-//
-// Pages (RulePage, RulePadding, RuleReach):
-//   - no node crosses a page boundary: the writer lays out only branches
-//     that fit in what is left of the page, padding to the next page when
-//     none fits, and before the root makes sure the root's page holds it.
-//     Exempt: a node larger than a page, which the writer must cross with
-//     (never with 4096-byte pages: the largest node takes 2,051 bytes plus
-//     9 bytes of payload; possible with the tiny pages tests use). Nodes of
-//     an early-open view's tail are not paged at all, and the view's file
-//     part may end before Cutoff (makePartialRoot rounds the writer's
-//     position up to a page; the bytes between are never read). A view
-//     must be checked over the file as it was when the view was taken:
-//     nodes written later, below Cutoff, would look like orphans;
-//   - every byte between nodes is zero padding that runs to the next page
-//     boundary (a zero header byte is never a node, except the root of an
-//     empty index);
-//   - every node is reached from the root exactly once and every pointer
-//     lands on a node's start (no orphan bytes, no shared children).
-//
-// Order (RuleTransitions, RulePrefix): the entries' stored prefixes
-// strictly increase in iteration order (which follows from the transitions
-// rule and payloads only at leaves), and each is as long as the builder
-// cuts it: one byte past the longest prefix it shares with either
-// neighbour (bti-format.md §2, the diff-point rule). In an
-// early-open view the last entry was cut against a key the view does not
-// hold, so it may only be longer than its predecessor alone requires.
-//
-// Encoding (RuleEncoding): every transition is a byte the partitioner's
-// key encoding can have at that depth (check_grammar.go), since every
-// stored prefix is a prefix of a key's encoding.
-//
-// Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
-// off by default): a file written by an sstable writer stores Data.db
-// positions (negative payloads, ^position) and Rows.db positions (the
-// non-negative ones) that each strictly increase with key order.
-//
-// Hash bytes cannot be checked without the keys, except the first and last
-// entry's against the footer.
-//
-// Work is linear in the file size: one scan and one walk (no recursion,
-// each node decoded twice), plus a second scan and walk with two bitmaps
-// only when the first two disagree on which nodes exist. Memory is
-// O(depth) otherwise. A walk that would exceed CheckOptions.MaxNodes gives
-// up with ErrCheckBudget.
-
 // Rule names the writer rule a Problem breaks.
 type Rule string
 
@@ -190,9 +105,94 @@ type CheckReport struct {
 // OK reports whether no rule was broken.
 func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 
-// Check audits ix (a complete file or an early-open view) against the
-// writer's rules listed above. Problems go into the report; the error is
-// non-nil only when the check could not run (a closed index, the budget).
+// Check audits an index without its keys: the format carries no checksum,
+// and most damage leaves every lookup working while some answer wrong. Check
+// knows how the writer lays a file out and reports every place that breaks
+// one of its rules. Each rule below is something Cassandra's
+// PartitionIndexBuilder / IncrementalTrieWriterPageAware (trunk 69a6dc6)
+// guarantees, so a file Cassandra wrote passes (every golden file does,
+// including the early-open cases); the exceptions are named. Only the
+// position rule is not the index writer's: it holds for files an sstable
+// writer produced, so it is opt-in.
+//
+// Footer (RuleFooter, RuleCount, RuleFirstKey, RuleLastKey, RuleRoot):
+//   - the root is the last node, and firstKeyPos is right after it
+//     (PartitionIndexBuilder.complete writes the footer's keys after the
+//     trie's completion, which writes the root last);
+//   - the count equals the entries reached from the root;
+//   - one key: first key = last key; more: first < last in the
+//     partitioner's order;
+//   - the first and last keys resolve to the first and last entries
+//     (their encoding starts with that entry's stored prefix) with matching
+//     hash bytes. This is also how the partitioner is detected
+//     (FooterPartitioners).
+//
+// Every node (RuleNode, RuleType, RuleTransitions, RuleDense, RulePacking,
+// RulePayload), checked on a linear scan of the whole trie area:
+//   - it decodes and lies inside its segment; pointers point strictly
+//     backwards (children are written before parents);
+//   - its type is exactly the one TrieNode.typeFor gives its children at
+//     its position (smallest pointer width for the farthest child, SPARSE
+//     against DENSE by size, ties to DENSE): the writer chooses the type
+//     when it serializes the node, from its estimate of the farthest
+//     child's distance, which by then equals the real one (Cassandra
+//     asserts the resulting size; bti-format.md §5.3-5.4);
+//   - SPARSE transitions strictly increase; a DENSE node spans exactly its
+//     first to last child (no hole at either end); the unused nibble of a
+//     packed 12-bit area is zero;
+//   - payload only at leaves and every leaf has one (no stored prefix is a
+//     prefix of another: encodings are prefix-free and each is cut one byte
+//     past the longest prefix shared with a neighbour), flags 8..15 (the
+//     hash byte is always written), the position in its minimal length
+//     (SizedInts.nonZeroSize).
+//
+// Pages (RulePage, RulePadding, RuleReach):
+//   - no node crosses a page boundary: the writer lays out only branches
+//     that fit in what is left of the page, padding to the next page when
+//     none fits, and before the root makes sure the root's page holds it.
+//     Exempt: a node larger than a page, which the writer must cross with
+//     (never with 4096-byte pages: the largest node takes 2,051 bytes plus
+//     9 bytes of payload; possible with the tiny pages tests use). Nodes of
+//     an early-open view's tail are not paged at all, and the view's file
+//     part may end before Cutoff (makePartialRoot rounds the writer's
+//     position up to a page; the bytes between are never read). A view
+//     must be checked over the file as it was when the view was taken:
+//     nodes written later, below Cutoff, would look like orphans;
+//   - every byte between nodes is zero padding that runs to the next page
+//     boundary (a zero header byte is never a node, except the root of an
+//     empty index);
+//   - every node is reached from the root exactly once and every pointer
+//     lands on a node's start (no orphan bytes, no shared children).
+//
+// Order (RuleTransitions, RulePrefix): the entries' stored prefixes
+// strictly increase in iteration order (which follows from the transitions
+// rule and payloads only at leaves), and each is as long as the builder
+// cuts it: one byte past the longest prefix it shares with either
+// neighbour (bti-format.md §2, the diff-point rule). In an
+// early-open view the last entry was cut against a key the view does not
+// hold, so it may only be longer than its predecessor alone requires.
+//
+// Encoding (RuleEncoding): every transition is a byte the partitioner's
+// key encoding can have at that depth (check_grammar.go), since every
+// stored prefix is a prefix of a key's encoding.
+//
+// Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
+// off by default): a file written by an sstable writer stores Data.db
+// positions (negative payloads, ^position) and Rows.db positions (the
+// non-negative ones) that each strictly increase with key order.
+//
+// Hash bytes cannot be checked without the keys, except the first and last
+// entry's against the footer.
+//
+// Work is linear in the file size: one scan and one walk (no recursion,
+// each node decoded twice), plus a second scan and walk with two bitmaps
+// only when the first two disagree on which nodes exist. Memory is
+// O(depth) otherwise. A walk that would exceed CheckOptions.MaxNodes gives
+// up with ErrCheckBudget.
+//
+// Problems go into the report; the error is non-nil only when the check
+// could not run (a closed index, the budget). ix may be a complete file or
+// an early-open view (PartialIndex.NewIndex).
 func Check(ix *Index, opts CheckOptions) (*CheckReport, error) {
 	rd, err := ix.OpenReader() // pins the memory while we read it
 	if err != nil {
