@@ -22,8 +22,12 @@ import (
 //
 //	go test ./partitionindex -run TestCheckDetectionTable -v -detect.samples 100000
 //
-// (-detect.samples 0 tries all 255 alternatives of every byte).
-var detectSamples = flag.Int("detect.samples", 3000, "single-byte changes per index in TestCheckDetectionTable (0: every byte, all 255 alternatives)")
+// (-detect.samples 0 tries all 255 alternatives of every byte;
+// -detect.baseline adds what a reader alone lets through silently).
+var (
+	detectSamples  = flag.Int("detect.samples", 3000, "single-byte changes per index in TestCheckDetectionTable (0: every byte, all 255 alternatives)")
+	detectBaseline = flag.Bool("detect.baseline", false, "TestCheckDetectionTable: also count changes that answer wrong with no error when Check is not run")
+)
 
 // Byte regions of a clean file, to split the table by.
 const (
@@ -41,6 +45,9 @@ var regionNames = [numRegions]string{"node (not transitions)", "transition", "ha
 // detectRow counts one region's outcomes.
 type detectRow struct {
 	changes, detected, harmless, harmful int
+	// silent (with -detect.baseline): the file opens and some answer is
+	// wrong with no error, Check aside: what a reader alone lets through.
+	silent int
 }
 
 type detectTable struct {
@@ -118,48 +125,62 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 	return f
 }
 
-// answersRight reports whether data (a damaged copy) still answers every
-// lookup as the clean file did: each key's Get, a full scan, the count and
-// the footer's keys. A lookup error counts as a wrong answer.
-func (f *detectFixture) answersRight(ix *Index) bool {
-	if ix.Count() != int64(len(f.keys)) || !bytes.Equal(ix.FirstKey(), f.keys[0].Raw) || !bytes.Equal(ix.LastKey(), f.keys[len(f.keys)-1].Raw) {
-		return false
-	}
+// answers reports whether a damaged copy still answers every lookup as the
+// clean file did (each key's Get, a full scan, the count and the footer's
+// keys), and whether some lookup returned an error.
+func (f *detectFixture) answers(ix *Index) (right, errored bool) {
+	right = ix.Count() == int64(len(f.keys)) && bytes.Equal(ix.FirstKey(), f.keys[0].Raw) && bytes.Equal(ix.LastKey(), f.keys[len(f.keys)-1].Raw)
 	rd, err := ix.OpenReader()
 	if err != nil {
-		return false
+		return false, true
 	}
 	defer rd.Close()
 	for i, k := range f.keys {
 		pos, ok, err := rd.Get(k)
-		if err != nil || !ok || pos != f.pos[i] {
-			return false
+		if err != nil {
+			return false, true
+		}
+		if !ok || pos != f.pos[i] {
+			right = false
 		}
 	}
 	n := 0
 	it := rd.Scan(nil, nil)
 	for ; it.Next(); n++ {
 		if n >= len(f.pos) || it.Pos() != f.pos[n] {
-			return false
+			right = false
 		}
 	}
-	return it.Err() == nil && n == len(f.pos)
+	if it.Err() != nil {
+		return false, true
+	}
+	return right && n == len(f.pos), false
+}
+
+// answersRight: every answer right and no lookup error.
+func (f *detectFixture) answersRight(ix *Index) bool {
+	right, errored := f.answers(ix)
+	return right && !errored
 }
 
 // classify applies one change to a scratch copy and judges it.
-func (f *detectFixture) classify(scratch []byte, off int, v byte) (detected, harmful bool) {
+func (f *detectFixture) classify(scratch []byte, off int, v byte) (detected, harmful, silent bool) {
 	old := scratch[off]
 	scratch[off] = v
 	defer func() { scratch[off] = old }()
 	ix, err := NewIndex(scratch, f.part)
 	if err != nil {
-		return true, false
+		return true, false, false
+	}
+	if *detectBaseline {
+		right, errored := f.answers(ix)
+		silent = !right && !errored
 	}
 	rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing, MaxProblems: 1})
 	if err != nil || !rep.OK() {
-		return true, false
+		return true, false, silent
 	}
-	return false, !f.answersRight(ix)
+	return false, !f.answersRight(ix), silent
 }
 
 // run classifies samples changes (0: all of them) drawn with seed.
@@ -169,7 +190,11 @@ func (f *detectFixture) run(name string, samples int, seed uint64) *detectTable 
 	count := func(off int, v byte) {
 		row := &tab.rows[f.regions[off]]
 		row.changes++
-		switch det, harm := f.classify(scratch, off, v); {
+		det, harm, silent := f.classify(scratch, off, v)
+		if silent {
+			row.silent++
+		}
+		switch {
 		case det:
 			row.detected++
 		case harm:
@@ -205,15 +230,20 @@ func (tab *detectTable) total(withHash bool) detectRow {
 		t.detected += r.detected
 		t.harmless += r.harmless
 		t.harmful += r.harmful
+		t.silent += r.silent
 	}
 	return t
 }
 
 func (tab *detectTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n| region | changes | detected | undetected harmless | undetected harmful | harmful caught |\n|---|---|---|---|---|---|\n", tab.name)
+	fmt.Fprintf(&b, "%s\n| region | changes | detected | undetected harmless | undetected harmful | harmful caught | silently wrong without Check |\n|---|---|---|---|---|---|---|\n", tab.name)
 	line := func(name string, r detectRow) {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", name, r.changes, r.detected, r.harmless, r.harmful, caught(r))
+		silent := "-"
+		if *detectBaseline {
+			silent = fmt.Sprintf("%d (%.1f%%)", r.silent, 100*float64(r.silent)/float64(max(r.changes, 1)))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s |\n", name, r.changes, r.detected, r.harmless, r.harmful, caught(r), silent)
 	}
 	for i, r := range tab.rows {
 		line(regionNames[i], r)
