@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/trie"
 )
 
 // The file does not name its partitioner, but its footer holds the raw first
@@ -30,6 +31,8 @@ type PartitionerMismatchError struct {
 	Which       string                  // "first" or "last"
 	Key         []byte                  // the footer's raw key
 	Reason      string                  // where the key's walk ended instead
+
+	order bool // the keys sort the wrong way round under Partitioner
 }
 
 func (e *PartitionerMismatchError) Error() string {
@@ -143,14 +146,35 @@ func (ix *Index) checkPartitioner() error {
 	if first < 0 {
 		return &CorruptError{Offset: ix.v.root, Reason: fmt.Sprintf("the key count is %d but the trie is empty", ix.v.count)}
 	}
+	return footerResolves(ix, &w, ix.part, first, last)
+}
+
+// footerResolves is the footer-key rule, the one implementation that Open,
+// DetectPartitioner and Check all apply: under p, the view's first key sorts
+// before its last (with two or more keys), and each, encoded, walks to the
+// trie's first and last entry (the nodes first and last) respectively,
+// whose hash byte, where it has one, is the key's. A key that sorts wrong
+// or walks elsewhere is a *PartitionerMismatchError; a hash byte that
+// differs at the right entry is damage, a *CorruptError, since the hash
+// does not depend on the partitioner. An empty trie (first < 0) has
+// nothing to resolve.
+func footerResolves(ix *Index, w *trie.Walker, p partitioner.Partitioner, first, last int64) error {
+	v := &ix.v
+	if v.count == 0 || first < 0 {
+		return nil
+	}
+	fk, lk := p.Decorate(v.firstKey), p.Decorate(v.lastKey)
+	if v.count >= 2 && partitioner.Compare(fk, lk) >= 0 {
+		return &PartitionerMismatchError{Partitioner: p, Which: "first", Key: bytes.Clone(v.firstKey),
+			Reason: fmt.Sprintf("does not sort before the last key %s", shortHex(v.lastKey)), order: true}
+	}
 	var enc []byte
 	for _, end := range [2]struct {
 		which string
-		raw   []byte
+		key   partitioner.Key
 		node  int64
-	}{{"first", ix.v.firstKey, first}, {"last", ix.v.lastKey, last}} {
-		k := ix.part.Decorate(end.raw)
-		enc = k.AppendComparable(enc[:0])
+	}{{"first", fk, first}, {"last", lk, last}} {
+		enc = end.key.AppendComparable(enc[:0])
 		node, found, err := w.Exact(enc)
 		if err != nil {
 			return fromTrie(err)
@@ -160,7 +184,7 @@ func (ix *Index) checkPartitioner() error {
 			if found {
 				reason = fmt.Sprintf("walks to the entry at %d, not the trie's %s entry at %d", node, end.which, end.node)
 			}
-			return &PartitionerMismatchError{Partitioner: ix.part, Which: end.which, Key: bytes.Clone(end.raw), Reason: reason}
+			return &PartitionerMismatchError{Partitioner: p, Which: end.which, Key: bytes.Clone(end.key.Raw), Reason: reason}
 		}
 		flags, b, err := ix.trie.Payload(node)
 		if err != nil {
@@ -170,10 +194,8 @@ func (ix *Index) checkPartitioner() error {
 		if !ok {
 			return &CorruptError{Offset: node, Reason: fmt.Sprintf("payload with flags %#x does not fit in the file", flags)}
 		}
-		// The hash byte does not depend on the partitioner: a mismatch at
-		// the right entry is damage.
-		if hasHash && hash != k.HashByte() {
-			return &CorruptError{Offset: node, Reason: fmt.Sprintf("the trie's %s entry has hash byte %02x, the footer's %s key %s hashes to %02x", end.which, hash, end.which, shortHex(end.raw), k.HashByte())}
+		if hasHash && hash != end.key.HashByte() {
+			return &CorruptError{Offset: node, Reason: fmt.Sprintf("the trie's %s entry has hash byte %02x, the footer's %s key %s hashes to %02x", end.which, hash, end.which, shortHex(end.key.Raw), end.key.HashByte())}
 		}
 	}
 	return nil

@@ -7,19 +7,7 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/bti-go/bti/partitioner"
 )
-
-// Open memory-maps the Partitions.db file at path and opens it. The mapping
-// is released when the index and every reader handle are closed.
-func Open(path string, p partitioner.Partitioner) (*Index, error) {
-	return openFile(path, func(data []byte) (*Index, error) { return NewIndex(data, p) })
-}
-
-// OpenAuto memory-maps and opens the file at path with the partitioner
-// DetectPartitioner finds.
-func OpenAuto(path string) (*Index, error) { return openFile(path, NewIndexAuto) }
 
 func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	f, err := os.Open(path)

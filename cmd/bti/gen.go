@@ -9,14 +9,16 @@ import (
 )
 
 const genUsage = `usage: bti gen --kind K --count N --seed S [--partitioner P] [--prefix-bytes P] [--key-len-min A --key-len-max B]
-               [--out keys.tsv]
+               [--positions any|increasing] [--out keys.tsv]
 
 Writes a keys.tsv (to standard output by default): N distinct keys of kind K
 (int32, int64, uuid, text, blob) sorted in the partitioner's decorated-key
 order, with positions that exercise every payload size (1..8 bytes;
 row-index positions >= 0 and ^data positions < 0, magnitudes growing to 2^40
 with a few outliers up to 2^62). The same flags always give the same output
-(package keygen, PCG).
+(package keygen, PCG). With --positions increasing there are no outliers:
+row-index positions and data positions each strictly increase, as an sstable
+writer records them (what "bti check --positions increasing" checks).
 
 N is refused (exit status 2) when the kind cannot supply N distinct keys
 (int32 has 2^32; text and blob have 68^n and 256^n of each length n, plus
@@ -36,6 +38,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	lmin := fs.Int("key-len-min", 0, "text/blob: minimum length after the prefix (default 1 with --key-len-max 32)")
 	lmax := fs.Int("key-len-max", 0, "text/blob: maximum length after the prefix")
 	out := fs.String("out", "-", "output keys.tsv, or - for standard output")
+	positions := fs.String("positions", "any", "any (with outliers) or increasing")
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -53,6 +56,9 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := oneOf("positions", *positions, "any", "increasing"); err != nil {
+		return err
+	}
 	k, err := keygen.ParseKind(*kind)
 	if err != nil {
 		return usagef("--kind %q: want int32, int64, uuid, text or blob", *kind)
@@ -60,6 +66,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	cfg := keygen.Config{
 		Partitioner: p, Kind: k, Count: *count, Seed: *seed,
 		PrefixBytes: *prefix, KeyLenMin: *lmin, KeyLenMax: *lmax,
+		PositionsIncreasing: *positions == "increasing",
 	}
 	if (*lmin != 0 || *lmax != 0) && *lmax == 0 {
 		cfg.KeyLenMax = max(*lmin, 32)
@@ -78,7 +85,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return usagef("--count %d: %v", *count, err)
 	}
-	pos := keygen.Positions(len(keys), cfg.Seed)
+	pos := cfg.Positions(len(keys))
 	// Lines are formatted one at a time from the keys: the text is never
 	// held in memory whole.
 	w := bufio.NewWriterSize(o, 1<<16)

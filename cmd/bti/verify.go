@@ -10,6 +10,7 @@ import (
 )
 
 const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner auto|P]
+       bti verify --deep --index Partitions.db [--in keys.tsv] [--partitioner auto|P] [--positions any|increasing]
 
 Checks Partitions.db against keys.tsv: the footer's count and first and last
 keys, that every key resolves (Get) to its position, and that a forward scan
@@ -17,6 +18,9 @@ yields the positions in file order. Prints a one-line summary; every mismatch
 is reported on stderr with its keys.tsv line (the first 10 in full). Exit
 status 1 on any mismatch. The partitioner (default auto: detected from the
 index, see "bti get -h") also orders keys.tsv.
+
+--deep first audits the file on its own as "bti check" does (then --in is
+optional), then compares the keys if given.
 `
 
 // maxReported bounds the mismatches printed one by one.
@@ -27,12 +31,17 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	index := fs.String("index", "", "Partitions.db to check (required)")
 	in := fs.String("in", "", "keys.tsv or keys.tsv.bz2 the index was built from (required)")
 	part := addPartitionerFlag(fs, true)
+	deep := fs.Bool("deep", false, "audit the file's structure first (bti check); --in becomes optional")
+	cf := addCheckFlags(fs)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
 	if err := noArgs(rest); err != nil {
 		return err
+	}
+	if *deep {
+		return verifyDeep(*index, *in, *part, cf, stdout, stderr)
 	}
 	if err := required(fs, "index", "in"); err != nil {
 		return err

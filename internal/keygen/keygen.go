@@ -108,6 +108,10 @@ type Config struct {
 	// KeyLenMin and KeyLenMax bound the length of a Text or Blob key after
 	// the prefix; both zero means 1..32. Other kinds ignore them.
 	KeyLenMin, KeyLenMax int
+	// PositionsIncreasing drops the outliers, so that row-index positions
+	// and data positions each strictly increase with key order, as an
+	// sstable writer records them (partitionindex.PositionsIncreasing).
+	PositionsIncreasing bool
 }
 
 // Stream constants tell apart the PCG streams of keys and positions, so the
@@ -243,7 +247,7 @@ func (c Config) Generate() ([]keystsv.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos := Positions(len(keys), c.Seed)
+	pos := c.Positions(len(keys))
 	out := make([]keystsv.Entry, len(keys))
 	for i, k := range keys {
 		out[i] = keystsv.Entry{Key: k.Raw, Pos: pos[i]}
@@ -403,7 +407,17 @@ func (g *gen) blob(dst []byte, n int) []byte {
 // ^dataPosition < 0) whose magnitudes grow from about 1 to about 2^40 over
 // the set, and about 3% outliers of a random bit length up to 62. No position
 // is math.MinInt64 (Cassandra's "not found").
-func Positions(n int, seed uint64) []int64 {
+func Positions(n int, seed uint64) []int64 { return positions(n, seed, true) }
+
+// Positions returns the n positions of the set c describes: Positions, or
+// IncreasingPositions with PositionsIncreasing.
+func (c Config) Positions(n int) []int64 { return positions(n, c.Seed, !c.PositionsIncreasing) }
+
+// IncreasingPositions is Positions without the outliers: both streams
+// strictly increase, magnitudes still reach about 2^40 (payload sizes 1..6).
+func IncreasingPositions(n int, seed uint64) []int64 { return positions(n, seed, false) }
+
+func positions(n int, seed uint64, outliers bool) []int64 {
 	rng := rand.New(rand.NewPCG(seed, positionStream))
 	out := make([]int64, n)
 	var last [2]int64 // by stream: 0 data, 1 row index
@@ -418,7 +432,7 @@ func Positions(n int, seed uint64) []int64 {
 			frac = float64(i) / float64(n-1)
 		}
 		var mag int64
-		if rng.Float64() < 0.03 {
+		if rng.Float64() < 0.03 && outliers {
 			bits := rng.IntN(63) // 0..62
 			if bits > 0 {
 				mag = int64(rng.Uint64()&(1<<bits-1)) | 1<<(bits-1)

@@ -1,0 +1,82 @@
+package partitionindex
+
+import "github.com/bti-go/bti/partitioner"
+
+// The key-encoding rule (RuleEncoding). Every stored prefix is a prefix of
+// a decorated key's byte-comparable encoding (bti-format.md §1), so each
+// transition must be a byte that encoding can have there:
+//
+//	Murmur3      40 <8 token bytes> 40 <escaped key> 38
+//	ByteOrdered  40 <escaped key> 40 <escaped key> 38
+//	Random       40 <token> ... (only the leading 40 is checked)
+//
+// An escaped byte string has no 00 but as an escape: 00 starts a zero run,
+// which continues with FE, ends with FF before the next (non-zero) byte, or
+// ends the string, followed by the next separator (40) or the terminator
+// (38). Nothing follows the terminator. The walk keeps one state per frame.
+
+type encState uint8
+
+const (
+	encStart   encState = 0 // before the first byte: 40
+	encToken1  encState = 1 // Murmur3: token byte 1 of 8 next (..encToken8)
+	encToken8  encState = 8
+	encKeySep  encState = 9  // Murmur3: the 40 before the key
+	encBytes   encState = 10 // inside an escaped string
+	encZeroRun encState = 11 // after 00 or FE
+	encEscaped encState = 12 // after FF: a non-zero byte
+	encEnd     encState = 13 // after the terminator
+	encFree    encState = 14 // not checked further
+	encBad     encState = 15 // the byte cannot be there
+)
+
+// encStep returns the state after byte b, or encBad.
+func encStep(p partitioner.Partitioner, s encState, b byte) encState {
+	switch {
+	case s == encStart:
+		if b != 0x40 {
+			return encBad
+		}
+		switch p {
+		case partitioner.Murmur3:
+			return encToken1
+		case partitioner.ByteOrdered:
+			return encBytes
+		}
+		return encFree
+	case s >= encToken1 && s < encToken8:
+		return s + 1
+	case s == encToken8:
+		return encKeySep
+	case s == encKeySep:
+		if b != 0x40 {
+			return encBad
+		}
+		return encBytes
+	case s == encBytes:
+		if b == 0x00 {
+			return encZeroRun
+		}
+		return encBytes
+	case s == encZeroRun:
+		switch b {
+		case 0xFE:
+			return encZeroRun
+		case 0xFF:
+			return encEscaped
+		case 0x40:
+			return encBytes // the next component
+		case 0x38:
+			return encEnd
+		}
+		return encBad
+	case s == encEscaped:
+		if b == 0x00 {
+			return encBad
+		}
+		return encBytes
+	case s == encEnd:
+		return encBad
+	}
+	return encFree
+}

@@ -1,0 +1,294 @@
+package partitionindex
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// requireClean runs Check and fails with the problems it lists.
+func requireClean(t testing.TB, ix *Index, opts CheckOptions, what string) *CheckReport {
+	t.Helper()
+	rep, err := Check(ix, opts)
+	require.NoError(t, err, what)
+	if !rep.OK() {
+		var b bytes.Buffer
+		for _, p := range rep.Problems {
+			fmt.Fprintf(&b, "  %v\n", p)
+		}
+		t.Fatalf("%s: %d problems:\n%s", what, rep.ProblemCount, b.String())
+	}
+	return rep
+}
+
+// Every Cassandra-written golden file passes, and so does every early-open
+// view our builder takes where Cassandra took one.
+func TestCheckGoldens(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		t.Run(c.name, func(t *testing.T) {
+			ix, err := NewIndex(c.want, c.part)
+			require.NoError(t, err)
+			rep := requireClean(t, ix, CheckOptions{}, "golden file")
+			require.Equal(t, int64(len(c.entries)), rep.Entries)
+			require.Contains(t, rep.Partitioners, c.part)
+			fits, err := FooterPartitioners(ix)
+			require.NoError(t, err)
+			require.Equal(t, rep.Partitioners, fits, "the exported detector is Check's footer rule")
+
+			auto, err := Check(ix, CheckOptions{DetectPartitioner: true})
+			require.NoError(t, err)
+			require.True(t, auto.OK())
+			if len(c.entries) >= 2 {
+				require.Equal(t, []partitioner.Partitioner{c.part}, auto.Partitioners, "the footer tells the partitioner")
+			}
+			require.Equal(t, c.part, auto.Partitioner)
+		})
+	}
+}
+
+func TestCheckGoldenPartialViews(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		if len(c.partials) == 0 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			b := NewBuilder(&buf, Options{Partitioner: c.part})
+			next, views := 0, 0
+			for i, e := range c.entries {
+				require.NoError(t, b.Add(e.Key, e.Pos))
+				if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
+					next++
+					if v, ok := takeView(t, b); ok {
+						ix, err := v.NewIndex(buf.Bytes())
+						require.NoError(t, err)
+						requireClean(t, ix, CheckOptions{}, fmt.Sprintf("view after %d keys", i+1))
+						views++
+					}
+				}
+			}
+			_, err := b.Complete()
+			require.NoError(t, err)
+			require.Equal(t, c.want, buf.Bytes())
+			require.Positive(t, views)
+		})
+	}
+}
+
+// Every file the model tests build (TestModelLookups' key shapes, sizes
+// and page sizes, plus the empty index) passes, including nodes larger than
+// the tiny test pages.
+func TestCheckModelFiles(t *testing.T) {
+	sizes := []int{0, 1, 2, 10, 100, 1000, 10000, 100000}
+	if testing.Short() {
+		sizes = sizes[:6]
+	}
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, ks := range keySets {
+			for _, n := range sizes {
+				if ks.name == "long-shared-prefix" && n > 1000 {
+					continue
+				}
+				if n > 10000 && (ks.name != "random" || p != partitioner.Murmur3) {
+					continue // as TestModelLookups: one 100k set
+				}
+				for _, pageSize := range []int{0, 64} {
+					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
+					t.Run(name, func(t *testing.T) {
+						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
+						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						ix, err := NewIndex(file, p)
+						require.NoError(t, err)
+						rep := requireClean(t, ix, CheckOptions{PageSize: pageSize}, name)
+						require.Equal(t, int64(m.tree.Len()), rep.Entries)
+					})
+				}
+			}
+		}
+	}
+}
+
+// detected reports whether damaged bytes are caught: they do not open, or
+// Check finds a problem.
+func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts CheckOptions) bool {
+	ix, err := NewIndex(data, p)
+	if err != nil {
+		require.ErrorIs(t, err, ErrCorrupt)
+		return true
+	}
+	rep, err := Check(ix, opts)
+	require.NoError(t, err)
+	return !rep.OK()
+}
+
+// checkSamples are small files to damage: a golden file of each
+// partitioner and files of our own with tiny pages and long keys.
+func checkSamples(t *testing.T) map[string]struct {
+	file []byte
+	part partitioner.Partitioner
+	page int
+} {
+	out := map[string]struct {
+		file []byte
+		part partitioner.Partitioner
+		page int
+	}{}
+	for _, c := range loadGolden(t) {
+		if len(c.want) < 50_000 {
+			out["golden/"+c.name] = struct {
+				file []byte
+				part partitioner.Partitioner
+				page int
+			}{c.want, c.part, 0}
+		}
+	}
+	for i, ks := range keySets {
+		r := rand.New(rand.NewPCG(uint64(i), 9))
+		file, _ := buildModel(t, partitioner.ByteOrdered, ks.gen(r, 60), r, 64)
+		out["model/"+ks.name] = struct {
+			file []byte
+			part partitioner.Partitioner
+			page int
+		}{file, partitioner.ByteOrdered, 64}
+	}
+	return out
+}
+
+// A file cut at any length, or with anything appended, is detected.
+func TestCheckTruncatedAndAppended(t *testing.T) {
+	for name, s := range checkSamples(t) {
+		t.Run(name, func(t *testing.T) {
+			opts := CheckOptions{PageSize: s.page}
+			for n := 0; n < len(s.file); n++ {
+				if !detected(t, s.file[:n], s.part, opts) {
+					t.Fatalf("truncation to %d of %d bytes not detected", n, len(s.file))
+				}
+			}
+			r := rand.New(rand.NewPCG(uint64(len(s.file)), 3))
+			for _, n := range []int{1, 2, 7, 8, 23, 24, 25, 100, 4096} {
+				for _, fill := range []string{"zeros", "random", "copy"} {
+					extra := make([]byte, n)
+					switch fill {
+					case "random":
+						for i := range extra {
+							extra[i] = byte(r.Uint32())
+						}
+					case "copy": // the file's own tail again: a valid-looking footer
+						start := len(s.file) - min(n, len(s.file))
+						for i := range extra {
+							extra[i] = s.file[start+i%(len(s.file)-start)]
+						}
+					}
+					grown := append(bytes.Clone(s.file), extra...)
+					if !detected(t, grown, s.part, opts) {
+						t.Fatalf("%d appended bytes (%s) not detected", n, fill)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Each rule catches something: over every single-byte change of a small
+// index (and a few changes no single byte makes), every rule reports at
+// least once, and no change of a node byte other than a transition or a
+// position goes unnoticed when it alters an answer.
+func TestCheckRulesFire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks every single-byte change of a file")
+	}
+	fired := map[Rule]int{}
+	record := func(data []byte, p partitioner.Partitioner, opts CheckOptions) {
+		ix, err := NewIndexUnchecked(data, p)
+		if err != nil {
+			return
+		}
+		rep, err := Check(ix, opts)
+		require.NoError(t, err)
+		for _, pr := range rep.Problems {
+			fired[pr.Rule]++
+		}
+	}
+	for _, cfg := range []keygen.Config{
+		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 120, Seed: 3, KeyLenMin: 1, KeyLenMax: 6, PositionsIncreasing: true},
+		{Partitioner: partitioner.Murmur3, Kind: keygen.Int32, Count: 150, Seed: 4, PositionsIncreasing: true},
+	} {
+		for _, page := range []int{0, 64} {
+			file := buildIndexPaged(t, cfg, page)
+			opts := CheckOptions{PageSize: page, Positions: PositionsIncreasing}
+			scratch := bytes.Clone(file)
+			for off := range file {
+				for d := 1; d < 256; d += 16 {
+					scratch[off] = file[off] + byte(d)
+					record(scratch, cfg.Partitioner, opts)
+				}
+				scratch[off] = file[off]
+			}
+		}
+	}
+	t.Logf("problems per rule: %v", fired)
+	for _, rule := range []Rule{RuleFooter, RuleRoot, RuleCount, RuleFirstKey, RuleLastKey, RuleNode, RuleType,
+		RuleTransitions, RuleDense, RulePacking, RulePayload, RulePage, RulePadding, RuleReach, RulePrefix, RulePositions, RuleEncoding} {
+		require.Positive(t, fired[rule], "rule %s never fired", rule)
+	}
+}
+
+// buildIndexPaged builds cfg's keys with the given page size.
+func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
+	entries, err := cfg.Generate()
+	require.NoError(tb, err)
+	var buf bytes.Buffer
+	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner, PageSize: pageSize})
+	for _, e := range entries {
+		require.NoError(tb, b.Add(e.Key, e.Pos))
+	}
+	_, err = b.Complete()
+	require.NoError(tb, err)
+	return buf.Bytes()
+}
+
+// The encoding grammar accepts every byte of every key's encoding, and
+// rejects bytes no encoding has.
+func TestCheckEncodingGrammar(t *testing.T) {
+	walk := func(p partitioner.Partitioner, enc []byte) (int, encState) {
+		s := encStart
+		for i, b := range enc {
+			if s = encStep(p, s, b); s == encBad {
+				return i, s
+			}
+		}
+		return len(enc), s
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for range 2000 {
+			raw := randomBytes(r, 0, 12, []byte{0x00, 0x01, 0x38, 0x40, 0xFE, 0xFF})
+			enc := p.Decorate(raw).AppendComparable(nil)
+			i, s := walk(p, enc)
+			require.NotEqual(t, encBad, s, "%v key %x: encoding %x rejected at byte %d", p, raw, enc, i)
+			if p != partitioner.Random {
+				require.Equal(t, encEnd, s, "%v key %x ends after its terminator", p, raw)
+			}
+		}
+	}
+	for _, bad := range []struct {
+		p   partitioner.Partitioner
+		enc []byte
+	}{
+		{partitioner.Murmur3, []byte{0x41}},
+		{partitioner.Random, []byte{0x00}},
+		{partitioner.Murmur3, []byte{0x40, 1, 2, 3, 4, 5, 6, 7, 8, 0x41}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0x41}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0xFF, 0x00}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x61, 0x00, 0x38, 0x00}},
+	} {
+		_, s := walk(bad.p, bad.enc)
+		require.Equal(t, encBad, s, "%v %x", bad.p, bad.enc)
+	}
+}
