@@ -97,11 +97,13 @@ type Builder struct {
 	// of accepting a key the finished trie would then refuse forever.
 	finishing bool
 
-	keys    ring.Ring       // scratch path: encodings of the last keys
-	shared  sharedPrefix    // scratch path, ByteOrdered: reuse of the previous key's escaping
-	payload [9]byte         // scratch for one payload
-	lastRef partitioner.Key // reference path: the pending key (owns its bytes)
-	prevRef partitioner.Key // reference path: the key last added to the trie
+	keys ring.Ring // scratch path: encodings of the last keys
+	// bytesKeys encodes ByteOrdered keys on the scratch path, copying the
+	// escaped prefix a key shares with the previous one from the ring.
+	bytesKeys bytecomparable.BytesKeyEncoder
+	payload   [9]byte         // scratch for one payload
+	lastRef   partitioner.Key // reference path: the pending key (owns its bytes)
+	prevRef   partitioner.Key // reference path: the key last added to the trie
 
 	partial partialState
 }
@@ -130,7 +132,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.completed = false
 	b.finishing = false
 	b.keys.Reset()
-	b.shared.reset()
+	b.bytesKeys.Reset()
 	b.lastRef = partitioner.Key{}
 	b.prevRef = partitioner.Key{}
 	b.partial = partialState{}
@@ -208,7 +210,7 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 	var enc []byte
 	if key.Partitioner == partitioner.ByteOrdered {
-		enc = b.shared.encode(b.keys.Scratch(), key.Raw, b.keys.Current(), b.hasLast)
+		enc = b.bytesKeys.AppendKey(b.keys.Scratch(), key.Raw)
 	} else {
 		enc = key.AppendComparable(b.keys.Scratch())
 	}
@@ -235,7 +237,7 @@ func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
-	b.shared.commit(key.Partitioner == partitioner.ByteOrdered)
+	b.bytesKeys.Commit() // nothing to commit for other partitioners
 	return nil
 }
 
