@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 
@@ -81,6 +82,12 @@ const maxKeyLength = math.MaxUint16
 type Builder struct {
 	opts Options
 	trie *trie.Writer
+	sink io.Writer
+	// footer is buffered once the trie is complete; footerSent bytes of it
+	// are in the sink. The trie writer knows nothing of footers, so the
+	// builder writes it to the sink itself, after the trie's last byte.
+	footer     []byte
+	footerSent int
 
 	count     int64 // AddEntry calls accepted
 	firstKey  []byte
@@ -124,6 +131,9 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 		b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
 	}
 	b.opts = opts
+	b.sink = w
+	b.footer = b.footer[:0]
+	b.footerSent = 0
 	b.count = 0
 	b.firstKey = b.firstKey[:0]
 	b.hasLast = false
@@ -143,10 +153,39 @@ func (b *Builder) Count() int64 { return b.count }
 
 // Position returns the number of bytes of the file produced so far,
 // including bytes not yet handed to the writer (see Flush).
-func (b *Builder) Position() int64 { return b.trie.Position() }
+func (b *Builder) Position() int64 { return b.trie.Position() + int64(len(b.footer)) }
 
 // Flush hands every buffered byte to the writer.
-func (b *Builder) Flush() error { return b.trie.Flush() }
+func (b *Builder) Flush() error {
+	if err := b.trie.Flush(); err != nil {
+		return err
+	}
+	return b.flushFooter()
+}
+
+// flushFooter writes the rest of the buffered footer to the sink. On error
+// the bytes the sink did not take stay for the next attempt.
+func (b *Builder) flushFooter() error {
+	rest := b.footer[b.footerSent:]
+	if len(rest) == 0 {
+		return nil
+	}
+	n, err := b.sink.Write(rest)
+	if n < 0 || n > len(rest) {
+		n = 0
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	b.footerSent += n
+	if err == nil && n < len(rest) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("partitionindex: writing the footer at offset %d: %w", b.trie.Position()+int64(b.footerSent), err)
+	}
+	return nil
+}
 
 // Add decorates raw with the builder's partitioner and adds it.
 func (b *Builder) Add(raw []byte, position int64) error {
@@ -335,14 +374,18 @@ func (b *Builder) Complete() (root int64, err error) {
 		if err != nil {
 			return 0, err // the trie keeps its completed state; a retry flushes
 		}
-		footer := b.appendFooter(nil, b.trie.Position(), b.trie.Count(), root)
-		if _, err := b.trie.Write(footer); err != nil {
-			return 0, err
-		}
+		b.footer = b.appendFooter(b.footer[:0], b.trie.Position(), b.trie.Count(), root)
+		b.footerSent = 0
 		b.completed = true
 	}
-	root, err = b.trie.Complete() // flushes whatever is left
-	return root, err
+	root, err = b.trie.Complete() // flushes whatever of the trie is left
+	if err != nil {
+		return 0, err
+	}
+	if err := b.flushFooter(); err != nil {
+		return 0, err
+	}
+	return root, nil
 }
 
 func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byte {

@@ -2,12 +2,14 @@ package trie
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 
-	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/invariants"
 )
 
 // DefaultPageSize is the page size of Cassandra's Partitions.db writer. Only
@@ -278,7 +280,7 @@ func (w *Writer) Buffered() []byte { return w.out }
 func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 	common := 0
 	if w.hasPrev {
-		common = bytecomparable.DiffPoint(w.prevKey, key) - 1
+		common = commonPrefix(w.prevKey, key)
 	}
 	return w.AddShared(key, common, flags, payload)
 }
@@ -297,6 +299,13 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		if shared < 0 || shared > len(prev) || shared >= len(key) ||
 			(shared < len(prev) && key[shared] <= prev[shared]) {
 			return w.orderError(key)
+		}
+		if invariants.Enabled {
+			// Cassandra derives the shared length itself; a caller's count
+			// that is wrong would graft the key onto the wrong branch.
+			if c := commonPrefix(prev, key); c != shared {
+				panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, prev))
+			}
 		}
 	} else {
 		shared = 0
@@ -335,7 +344,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 
 // orderError describes why key cannot follow the previous key.
 func (w *Writer) orderError(key []byte) error {
-	common := bytecomparable.DiffPoint(w.prevKey, key) - 1
+	common := commonPrefix(w.prevKey, key)
 	return &KeyOrderError{
 		Prev:  bytes.Clone(w.prevKey),
 		Key:   bytes.Clone(key),
@@ -345,8 +354,11 @@ func (w *Writer) orderError(key []byte) error {
 
 // Complete finishes the trie, writes everything that is left and returns the
 // root position. Calling it again returns the same position (retrying a
-// failed flush). After Complete, Add and MakePartialRoot return ErrFinished;
-// Write may append trailer bytes.
+// failed flush). After Complete, Add and MakePartialRoot return ErrFinished.
+// A caller that appends a trailer (the partition index footer) writes it to
+// its sink itself once Complete has returned without error: by then every
+// byte of the trie has been handed to the sink, and Position is the
+// trailer's offset.
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
 		w.performCompletion()
@@ -357,16 +369,6 @@ func (w *Writer) Complete() (int64, error) {
 		return w.rootPos, err
 	}
 	return w.rootPos, nil
-}
-
-// Write appends raw bytes (a file trailer such as the partition index
-// footer) after the completed trie. They are buffered like node bytes.
-func (w *Writer) Write(p []byte) (int, error) {
-	if !w.done {
-		return 0, errors.New("trie: Write before Complete")
-	}
-	w.out = append(w.out, p...)
-	return len(p), nil
 }
 
 // Flush hands all buffered bytes to the sink. On error the bytes the sink did
@@ -440,4 +442,22 @@ func (w *Writer) pad() {
 		w.out = w.out[:len(w.out)+n]
 		clear(w.out[len(w.out)-n:])
 	}
+}
+
+// commonPrefix returns the number of leading bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	// Eight bytes at a time: the lowest set bit of the little-endian XOR is
+	// in the first differing byte.
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
