@@ -1,57 +1,74 @@
 package trie
 
-import "math/bits"
+// childRef is one entry of a node's child list. The top byte is the
+// transition; below it, a child that is written is its file position
+// (refWritten set), one that is not is its index in Writer.nodes. A
+// parent reads its written children's positions and transitions from its
+// own list, so a node is released the moment it is written, and
+// serializing a node touches no other node.
+type childRef uint64
 
-// childLists recycles the arrays that hold nodes' child indices, by
-// capacity class (1, 2, 4 ... 256). A node's list grows while keys arrive
-// below it and is returned when the node is released, so the memory held is
-// what the widest moment of the build needed, and a warm writer allocates
-// none. (Arrays kept on recycled nodes instead would drift: a node that was
-// once 256 wide and is reused as a leaf would keep its array, and over a
-// long build every free node would end up holding one.)
+const (
+	refWritten childRef = 1 << 55
+	refValue   childRef = refWritten - 1 // positions and indices live below
+)
+
+func pendingRef(transition byte, node int32) childRef {
+	return childRef(transition)<<56 | childRef(node)
+}
+
+func writtenRef(transition byte, pos int64) childRef {
+	return childRef(transition)<<56 | refWritten | childRef(pos)
+}
+
+func (r childRef) transition() byte { return byte(r >> 56) }
+func (r childRef) written() bool    { return r&refWritten != 0 }
+
+// node is the index of a child that is not written (written() false).
+func (r childRef) node() int32 { return int32(r & refValue) }
+
+// pos is the position of a written child (written() true).
+func (r childRef) pos() int64 { return int64(r & refValue) }
+
+// childLists holds every node's child list in one array, cut into lists
+// whose capacity is a power of two (1 ... 256), recycled by capacity class.
+// A node's list grows while keys arrive below it and is returned when the
+// node is written, so the array is as big as the widest moment of the build
+// needed, and a warm writer allocates none. Lists are addressed by offset,
+// so the array holds no pointers and may move when it grows.
 type childLists struct {
-	free [9][][]int32
+	refs []childRef
+	free [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
 
-// grow returns list with room for one more index: list itself if it has
-// room, else a list of the next class holding its indices (the old array is
-// recycled).
-func (p *childLists) grow(list []int32) []int32 {
-	if len(list) < cap(list) {
-		return list
-	}
-	class := 0
-	if cap(list) > 0 {
-		class = bits.Len(uint(cap(list))) // the next power of two
-	}
-	if len(p.free[class]) == 0 {
-		p.refill(class)
-	}
-	n := len(p.free[class])
-	next := append(p.free[class][n-1][:0], list...)
-	p.free[class] = p.free[class][:n-1]
-	p.put(list)
-	return next
-}
-
-// put recycles list's array.
-func (p *childLists) put(list []int32) {
-	if c := cap(list); c > 0 {
-		class := bits.Len(uint(c)) - 1
-		p.free[class] = append(p.free[class], list[:0])
+func (l *childLists) reset() {
+	l.refs = l.refs[:0]
+	for c := range l.free {
+		l.free[c] = l.free[c][:0]
 	}
 }
 
-// chunkInts is how many indices one allocation of new lists holds: lists
-// are cut from chunks, so a cold writer makes one allocation per 16 KiB of
-// lists rather than one per list.
-const chunkInts = 4096
+// alloc returns the offset of an unused list of class c.
+func (l *childLists) alloc(c uint8) int32 {
+	if k := len(l.free[c]); k > 0 {
+		off := l.free[c][k-1]
+		l.free[c] = l.free[c][:k-1]
+		return off
+	}
+	off := len(l.refs)
+	size := 1 << (c - 1)
+	if off+size > cap(l.refs) {
+		grown := make([]childRef, off, max(2*cap(l.refs), off+size, 64))
+		copy(grown, l.refs)
+		l.refs = grown
+	}
+	l.refs = l.refs[:off+size]
+	return int32(off)
+}
 
-// refill adds lists of the class, cut from one new chunk, to the pool.
-func (p *childLists) refill(class int) {
-	size := 1 << class
-	chunk := make([]int32, max(chunkInts, size))
-	for off := 0; off+size <= len(chunk); off += size {
-		p.free[class] = append(p.free[class], chunk[off:off:off+size])
+// release recycles the list of class c at off (class 0: no list).
+func (l *childLists) release(off int32, c uint8) {
+	if c > 0 {
+		l.free[c] = append(l.free[c], off)
 	}
 }

@@ -54,29 +54,26 @@ type Options struct {
 	PageSize int
 }
 
-// node is a trie node that has not been written yet, or a written child
-// whose parent still needs its position. Nodes live in Writer.nodes and refer
-// to each other by index, so the writer holds no pointer graph and recycles
-// nodes through a free list.
+// node is a trie node that is not written yet: open (on the stack) or
+// closed and waiting in its parent's list (doc.go has the life cycle).
+// Nodes live in Writer.nodes and refer to their children through child
+// lists of childRefs, so the writer holds no pointer graph, and a node is
+// recycled as soon as it is written: its parent keeps only the position.
+// 32 bytes, two to a cache line: building is bound by touching nodes.
 type node struct {
-	children []int32
-	filePos  int64 // notPlaced until written (or temporarily placed in a partial tail)
+	list  int32  // offset of the child list in Writer.lists (class > 0)
+	nkids uint16 // children in the list
+	class uint8  // the list holds 1<<(class-1) refs; 0: no list
+	// Payload flags, meaningful when hasPayload.
+	flags uint8
 	// branchSize estimates the bytes still to be written for everything
-	// below this node; nodeSize the node itself with its payload. Both are
-	// estimates that later layout decisions read, so where they are
-	// recomputed matters as much as how (see layout.go). 32 bits, as in
-	// Cassandra: a pending branch is at most a few pages.
+	// below this node, ownSize the node itself with its payload (Cassandra's
+	// branchSize and nodeSize). Both are estimates that later layout
+	// decisions read, so where they are recomputed matters as much as how
+	// (see layout.go). 32 bits, as in Cassandra: a pending branch is at most
+	// a few pages.
 	branchSize int32
-	nodeSize   int32
-	// A payload of up to len(inline) bytes (a partition index payload is at
-	// most 9) lives in the node; a longer one in Writer.bigPayloads[big-1].
-	// Keeping the node at 64 bytes, one cache line, matters: building is
-	// bound by touching nodes.
-	big        int32
-	inline     [12]byte
-	plen       uint8 // payload length when it is inline
-	transition byte
-	flags      byte // payload flags, meaningful when hasPayload
+	ownSize    int32
 	hasPayload bool
 	// outOfPageChildren (Cassandra's C): a child is already written, so
 	// this node's pointer widths depend on where it is placed.
@@ -84,9 +81,15 @@ type node struct {
 	// outOfPageInBranch (Cassandra's B): a deeper descendant is already
 	// written, so the branch size depends on where the branch is placed.
 	outOfPageInBranch bool
-	// partial marks a node placed temporarily by MakePartialRoot.
-	partial bool
+	// A payload of up to len(inline) bytes (a partition index payload is at
+	// most 9) lives in the node: plen is its length. A longer one lives in
+	// Writer.bigPayloads, plen is bigPayload and inline[:4] its index.
+	plen   uint8
+	inline [12]byte
 }
+
+// bigPayload in node.plen marks a payload kept in Writer.bigPayloads.
+const bigPayload = 0xFF
 
 // Writer builds an on-disk trie incrementally from keys in strictly
 // increasing unsigned byte order, in one pass, laying nodes out in pages
@@ -110,13 +113,13 @@ type Writer struct {
 	flushed  int64  // bytes the sink has taken
 	out      []byte // bytes produced but not yet taken by the sink
 
-	nodes nodeArena
-	free  []int32
-	// Payloads longer than a node holds, by node.big-1, and free slots.
+	nodes []node  // open and closed nodes, by index; see node
+	free  []int32 // indices of released nodes, reused first
+	lists childLists
+	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
-	lists       childLists
-	stack       []int32 // the path to the last key: stack[0] is the root
+	stack       []int32 // the open nodes, the path to the last key: stack[0] is the root
 
 	prevKey []byte
 	hasPrev bool
@@ -129,6 +132,7 @@ type Writer struct {
 	recalcFrames []recalcFrame
 	layoutFrames []layoutFrame
 	candidates   []candidate
+	restore      []restoreRef
 	denseSlots   [256]uint64
 }
 
@@ -150,19 +154,14 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	}
 	w.flushed = 0
 	w.out = w.out[:0]
+	w.nodes = w.nodes[:0]
 	w.free = w.free[:0]
+	w.lists.reset()
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
-		w.bigFree = append(w.bigFree, int32(i+1))
+		w.bigFree = append(w.bigFree, int32(i))
 	}
-	for i := range int32(w.nodes.len()) {
-		n := w.nodes.at(i)
-		w.lists.put(n.children)
-		n.children = nil
-		n.big = 0
-		w.free = append(w.free, int32(w.nodes.len())-1-i)
-	}
-	w.stack = append(w.stack[:0], w.newNode(0))
+	w.stack = append(w.stack[:0], w.newNode())
 	w.prevKey = nil
 	w.hasPrev = false
 	w.count = 0
@@ -170,49 +169,41 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.rootPos = notPlaced
 }
 
-// newNode takes a node from the free list (or grows the arena) and
+// newNode opens a node: it takes one from the free list (or grows the
+// array, which may move every node: callers re-take pointers) and
 // initialises it as Cassandra initialises a fresh node: sizes unknown and C
-// set, so that a partial tail computes pointer widths from real positions.
-func (w *Writer) newNode(transition byte) int32 {
+// set, so that a partial view computes pointer widths from real positions.
+func (w *Writer) newNode() int32 {
 	var i int32
-	if n := len(w.free); n > 0 {
-		i = w.free[n-1]
-		w.free = w.free[:n-1]
+	if k := len(w.free); k > 0 {
+		i = w.free[k-1]
+		w.free = w.free[:k-1]
 	} else {
-		i = w.nodes.grow()
+		i = int32(len(w.nodes))
+		w.nodes = append(w.nodes, node{})
 	}
-	n := w.nodes.at(i)
-	w.dropPayload(n)
-	*n = node{
-		filePos:           notPlaced,
-		branchSize:        -1,
-		nodeSize:          -1,
-		transition:        transition,
-		outOfPageChildren: true,
-	}
+	w.nodes[i] = node{branchSize: -1, ownSize: -1, outOfPageChildren: true}
 	return i
 }
 
-// nodeArena holds nodes in fixed blocks, so growing it never copies (a
-// slice grown a node at a time copies its contents about five times over).
-type nodeArena struct {
-	blocks [][]node
-	n      int
+// children returns n's child list. It aliases Writer.lists: valid until a
+// list is allocated.
+func (w *Writer) children(n *node) []childRef {
+	return w.lists.refs[n.list : n.list+int32(n.nkids) : n.list+int32(n.nkids)]
 }
 
-const nodeBlock = 1024
-
-func (a *nodeArena) at(i int32) *node { return &a.blocks[i/nodeBlock][i%nodeBlock] }
-
-func (a *nodeArena) len() int { return a.n }
-
-// grow adds a zero node and returns its index.
-func (a *nodeArena) grow() int32 {
-	if a.n == len(a.blocks)*nodeBlock {
-		a.blocks = append(a.blocks, make([]node, nodeBlock))
+// addChild appends a child ref to node p's list, moving the list to the
+// next capacity class when it is full.
+func (w *Writer) addChild(p int32, ref childRef) {
+	n := &w.nodes[p]
+	if n.class == 0 || int(n.nkids) == 1<<(n.class-1) {
+		off := w.lists.alloc(n.class + 1)
+		copy(w.lists.refs[off:], w.children(n))
+		w.lists.release(n.list, n.class)
+		n.list, n.class = off, n.class+1
 	}
-	a.n++
-	return int32(a.n - 1)
+	w.lists.refs[n.list+int32(n.nkids)] = ref
+	n.nkids++
 }
 
 // setPayload stores a copy of p for node n, in the node when it fits.
@@ -222,44 +213,54 @@ func (w *Writer) setPayload(n *node, p []byte) {
 		n.plen = uint8(copy(n.inline[:], p))
 		return
 	}
-	if n.big == 0 {
-		if k := len(w.bigFree); k > 0 {
-			n.big = w.bigFree[k-1]
-			w.bigFree = w.bigFree[:k-1]
+	if n.plen != bigPayload {
+		var k int32
+		if f := len(w.bigFree); f > 0 {
+			k = w.bigFree[f-1]
+			w.bigFree = w.bigFree[:f-1]
 		} else {
 			w.bigPayloads = append(w.bigPayloads, nil)
-			n.big = int32(len(w.bigPayloads))
+			k = int32(len(w.bigPayloads) - 1)
 		}
+		binary.LittleEndian.PutUint32(n.inline[:4], uint32(k))
+		n.plen = bigPayload
 	}
-	w.bigPayloads[n.big-1] = append(w.bigPayloads[n.big-1][:0], p...)
+	k := binary.LittleEndian.Uint32(n.inline[:4])
+	w.bigPayloads[k] = append(w.bigPayloads[k][:0], p...)
 }
 
 // payload returns node n's payload bytes.
 func (w *Writer) payload(n *node) []byte {
-	if n.big != 0 {
-		return w.bigPayloads[n.big-1]
+	if n.plen == bigPayload {
+		return w.bigPayloads[binary.LittleEndian.Uint32(n.inline[:4])]
 	}
 	return n.inline[:n.plen]
 }
 
+// payloadLen is len(w.payload(n)).
+func (w *Writer) payloadLen(n *node) int {
+	if n.plen == bigPayload {
+		return len(w.payload(n))
+	}
+	return int(n.plen)
+}
+
 // dropPayload forgets n's payload, returning a big one's slot for reuse.
 func (w *Writer) dropPayload(n *node) {
-	if n.big != 0 {
-		w.bigFree = append(w.bigFree, n.big)
-		n.big = 0
+	if n.plen == bigPayload {
+		w.bigFree = append(w.bigFree, int32(binary.LittleEndian.Uint32(n.inline[:4])))
 	}
 	n.plen = 0
 }
 
-// releaseChildren returns n's children and n's child list for reuse.
-// Called once n is serialized: nothing reads a written node's children
-// again. (A written node stays, childless, in its parent's list until the
-// parent is written: it may wait there for a long time, so it must not keep
-// an array that can hold 256 indices.)
-func (w *Writer) releaseChildren(n *node) {
-	w.free = append(w.free, n.children...)
-	w.lists.put(n.children)
-	n.children = nil
+// release recycles node i once it is written: nothing reads a written
+// node again, its parent keeps the position in its own list.
+func (w *Writer) release(i int32) {
+	n := &w.nodes[i]
+	w.dropPayload(n)
+	w.lists.release(n.list, n.class)
+	n.class, n.nkids = 0, 0
+	w.free = append(w.free, i)
 }
 
 // Count returns the number of keys added.
@@ -316,22 +317,21 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		}
 	}
 
-	// Nodes below the common prefix are finished: complete them deepest
-	// first, which may lay out (write) branches that filled a page.
+	// Open nodes below the common prefix are finished: close them deepest
+	// first, which may write branches that filled a page.
 	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		w.complete(top)
+		w.closeNode(top)
 	}
 	parent := w.stack[len(w.stack)-1]
 	for _, b := range key[shared:] {
-		child := w.newNode(b)
-		p := w.nodes.at(parent) // re-take: newNode may grow the arena
-		p.children = append(w.lists.grow(p.children), child)
+		child := w.newNode()
+		w.addChild(parent, pendingRef(b, child))
 		w.stack = append(w.stack, child)
 		parent = child
 	}
-	leaf := w.nodes.at(parent)
+	leaf := &w.nodes[parent]
 	leaf.hasPayload = true
 	leaf.flags = flags
 	w.setPayload(leaf, payload)
@@ -361,7 +361,7 @@ func (w *Writer) orderError(key []byte) error {
 // trailer's offset.
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
-		w.performCompletion()
+		w.writeRemaining()
 		w.done = true
 		w.prevKey = nil
 	}
