@@ -26,6 +26,7 @@ type BytesKeyEncoder struct {
 	prevOut, nextOut     []byte // the escaped component, aliasing the caller's output
 	prevMarks, nextMarks []escapeMark
 	havePrev, haveNext   bool
+	reused               int // see Reused
 }
 
 // escapeMarkEvery is the input stride at which BytesKeyEncoder records
@@ -46,7 +47,14 @@ func (e *BytesKeyEncoder) Reset() {
 	e.prevOut, e.nextOut = nil, nil
 	e.prevMarks, e.nextMarks = e.prevMarks[:0], e.nextMarks[:0]
 	e.havePrev, e.haveNext = false, false
+	e.reused = 0
 }
+
+// Reused returns how many leading bytes of the last AppendKey's output were
+// copied from the last committed key's output and are therefore equal to
+// it: a caller comparing the two keys' encodings (for their diff point)
+// may start there.
+func (e *BytesKeyEncoder) Reused() int { return e.reused }
 
 // AppendKey appends exactly AppendBytesTokenKey(dst, key):
 // 40 <escaped key> 40 <escaped key> 38, escaping only what key does not
@@ -59,7 +67,9 @@ func (e *BytesKeyEncoder) AppendKey(dst, key []byte) []byte {
 	dst = slices.Grow(dst, 3+2*maxEscapedLen(len(key)))
 	dst = append(dst, NextComponent)
 	start := len(dst)
-	dst, e.nextMarks = e.appendEscaped(dst, key, shared)
+	var copied int
+	dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
+	e.reused = 1 + copied // the leading 40 and the copied output
 	end := len(dst)
 	dst = append(dst, NextComponent)
 	// The key component is the token again: copy it (appending from dst
@@ -87,12 +97,12 @@ func (e *BytesKeyEncoder) Commit() {
 // appendEscaped appends the escaped form of b, exactly as AppendEscaped
 // does, copying the output of the first shared input bytes' whole strides
 // from the previous key. It records b's marks into e.nextMarks (reusing its
-// memory) and returns them.
-func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []escapeMark) {
+// memory) and returns them with the number of output bytes copied.
+func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []escapeMark, int) {
 	base := len(dst)
 	dst = slices.Grow(dst, maxEscapedLen(len(b)))
 	out := dst[:cap(dst)]
-	n, escaped, i := base, false, 0
+	n, escaped, i, copied := base, false, 0, 0
 	marks := e.nextMarks[:0]
 	prevMarks := e.prevMarks
 	if !e.havePrev {
@@ -100,7 +110,8 @@ func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []es
 	}
 	if k := min(shared/escapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].out <= len(e.prevOut) {
 		m := prevMarks[k-1]
-		n += copy(out[n:], e.prevOut[:m.out])
+		copied = copy(out[n:], e.prevOut[:m.out])
+		n += copied
 		escaped, i = m.escaped, k*escapeMarkEvery
 		marks = append(marks, prevMarks[:k]...)
 	}
@@ -112,5 +123,5 @@ func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []es
 		}
 		i = end
 	}
-	return out[:endEscaped(out, n, escaped)], marks
+	return out[:endEscaped(out, n, escaped)], marks, copied
 }

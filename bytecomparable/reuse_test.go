@@ -57,6 +57,12 @@ func TestBytesKeyEncoder(t *testing.T) {
 			require.Equal(t, full[:len(full)-1], got[len(prefix)+1:len(prefix)+1+m.out], "mark %d", j)
 			require.Equal(t, b[(j+1)*escapeMarkEvery-1] == 0, m.escaped, "mark %d", j)
 		}
+		// The bytes Reused claims are equal to the committed key's output.
+		if prevOut := slots[(slot+2)%3]; prev != nil && e.havePrev {
+			k := e.Reused()
+			require.LessOrEqual(t, k, min(len(prevOut), len(got)-len(prefix)))
+			require.Equal(t, prevOut[len(prefix):len(prefix)+k], got[len(prefix):len(prefix)+k], "iteration %d: reused bytes differ", iter)
+		}
 		if iter%5 == 3 {
 			// Refused: not committed, and its slot is reused next time.
 			continue

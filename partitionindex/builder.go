@@ -248,14 +248,18 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 // succeeded, so a failure leaves it untouched.
 func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 	var enc []byte
+	equal := 0 // leading bytes of enc known to equal the pending key's
 	if key.Partitioner == partitioner.ByteOrdered {
 		enc = b.bytesKeys.AppendKey(b.keys.Scratch(), key.Raw)
+		equal = b.bytesKeys.Reused()
 	} else {
 		enc = key.AppendComparable(b.keys.Scratch())
 	}
 	if b.hasLast {
 		prev := b.keys.Current()
-		diff := bytecomparable.DiffPoint(prev, enc)
+		// Under a long shared prefix the encoder copied most of enc from
+		// prev: compare only the rest.
+		diff := equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.

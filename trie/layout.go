@@ -300,6 +300,22 @@ func (w *Writer) write(i int32) int64 {
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
 		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
+			if c := &w.nodes[r.node()]; c.nkids == 0 {
+				// A leaf, most of what is written: no frame. Its branch is
+				// empty, so it starts where its branch does, and it is
+				// PAYLOAD_ONLY wherever it goes.
+				pos := w.Position()
+				w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
+				if c.hasPayload {
+					w.out = append(w.out, w.payload(c)...)
+				}
+				if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
+					panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
+				}
+				w.release(r.node())
+				w.placeChild(f, pos, 0)
+				continue
+			}
 			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: w.Position()})
 			continue
 		}

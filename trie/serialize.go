@@ -76,8 +76,9 @@ func (w *Writer) span(n *node) int {
 func (w *Writer) sizeOf(n *node, pos int64) int64 {
 	var s int64 = 1 // PAYLOAD_ONLY
 	if n.nkids > 0 {
-		t := typeFor(int(n.nkids), w.span(n), n.hasPayload, w.estimateMaxDist(n, pos))
-		s = int64(nodeSize(t, int(n.nkids), w.span(n)))
+		span := w.span(n)
+		t := typeFor(int(n.nkids), span, n.hasPayload, w.estimateMaxDist(n, pos))
+		s = int64(nodeSize(t, int(n.nkids), span))
 	}
 	if n.hasPayload {
 		s += int64(w.payloadLen(n))
@@ -89,10 +90,7 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 // must have a position (real or, for partial views, temporary); firstBranch
 // is as for writtenMaxDist.
 func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) []byte {
-	flags := byte(0)
-	if n.hasPayload {
-		flags = n.flags & 0xF
-	}
+	flags := n.payloadFlags()
 	if n.nkids == 0 {
 		dst = append(dst, byte(payloadOnly)<<4|flags)
 		if n.hasPayload {
@@ -101,7 +99,8 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) [
 		return dst
 	}
 	refs := w.children(n)
-	t := typeFor(len(refs), w.span(n), n.hasPayload, w.writtenMaxDist(n, pos, firstBranch))
+	span := int(refs[len(refs)-1].transition()) - int(refs[0].transition()) + 1
+	t := typeFor(len(refs), span, n.hasPayload, w.writtenMaxDist(n, pos, firstBranch))
 	if invariants.Enabled {
 		w.checkPointersFit(refs, t, pos)
 	}
@@ -144,7 +143,6 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) [
 		}
 	default: // dense types; a single child with a far pointer also lands here
 		first := refs[0].transition()
-		span := w.span(n)
 		dst = append(dst, byte(t)<<4|flags, first, byte(span-1))
 		dst = w.appendDenseSlots(dst, refs, t, first, span, pos)
 	}

@@ -88,6 +88,15 @@ type node struct {
 	inline [12]byte
 }
 
+// payloadFlags is the low nibble of n's header: its payload flags, 0
+// without a payload.
+func (n *node) payloadFlags() byte {
+	if !n.hasPayload {
+		return 0
+	}
+	return n.flags & 0xF
+}
+
 // bigPayload in node.plen marks a payload kept in Writer.bigPayloads.
 const bigPayload = 0xFF
 
