@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/partitioner"
@@ -81,7 +82,7 @@ const maxKeyLength = math.MaxUint16
 // writes; AddEntry after Complete (failed or not) returns ErrFinished.
 type Builder struct {
 	opts Options
-	trie *trie.Writer
+	trie trie.Writer // a value: one allocation less for a small index
 	sink io.Writer
 	// footer is buffered once the trie is complete; footerSent bytes of it
 	// are in the sink. The trie writer knows nothing of footers, so the
@@ -90,7 +91,10 @@ type Builder struct {
 	footerSent int
 
 	count     int64 // AddEntry calls accepted
-	firstKey  []byte
+	firstKey  []byte // starts in firstBuf
+	firstBuf  [64]byte
+	rawBuf    []byte // decodeRaw's scratch, starts in rawSmall
+	rawSmall  [64]byte
 	hasLast   bool
 	lastDiff  int   // diff point of the pending key with its predecessor
 	lastPos   int64 // position of the pending key
@@ -125,16 +129,16 @@ func NewBuilder(w io.Writer, opts Options) *Builder {
 
 // Reset starts a new index on w, keeping allocated memory.
 func (b *Builder) Reset(w io.Writer, opts Options) {
-	if b.trie == nil {
-		b.trie = trie.NewWriter(w, trie.Options{PageSize: opts.PageSize})
-	} else {
-		b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
-	}
+	b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
 	b.opts = opts
 	b.sink = w
 	b.footer = b.footer[:0]
 	b.footerSent = 0
 	b.count = 0
+	if cap(b.firstKey) == 0 {
+		b.firstKey = b.firstBuf[:0]
+		b.rawBuf = b.rawSmall[:0]
+	}
 	b.firstKey = b.firstKey[:0]
 	b.hasLast = false
 	b.lastDiff = 0
@@ -320,11 +324,15 @@ func naiveDiffPoint(a, b []byte) int {
 
 // decodeRaw recovers the raw partition key from an encoding in the ring.
 // Only error reporting, early open and the footer need it.
+//
+// The result lives in a scratch buffer valid until the next decodeRaw:
+// every caller copies it or uses it at once.
 func (b *Builder) decodeRaw(enc []byte) []byte {
-	k, err := b.opts.Partitioner.DecodeComparable(nil, enc)
+	k, err := b.opts.Partitioner.DecodeComparable(b.rawBuf[:0], enc)
 	if err != nil {
 		return nil // cannot happen for encodings we made
 	}
+	b.rawBuf = k.Raw[:0]
 	return k.Raw
 }
 
@@ -380,6 +388,7 @@ func (b *Builder) Complete() (root int64, err error) {
 		}
 		b.footer = b.appendFooter(b.footer[:0], b.trie.Position(), b.trie.Count(), root)
 		b.footerSent = 0
+		b.footerSent = 0
 		b.completed = true
 	}
 	root, err = b.trie.Complete() // flushes whatever of the trie is left
@@ -397,6 +406,7 @@ func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byt
 	if b.hasLast {
 		first, last = b.firstKey, b.lastRaw()
 	}
+	dst = slices.Grow(dst, 2+len(first)+2+len(last)+3*8)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(first)))
 	dst = append(dst, first...)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(last)))

@@ -143,6 +143,18 @@ type Writer struct {
 	candidates   []candidate
 	restore      []restoreRef
 	denseSlots   [256]uint64
+
+	// First buffers inside the Writer itself, so that a writer for a tiny
+	// trie (an sstable with a handful of partitions) allocates nothing
+	// beyond itself; a bigger trie moves each to the heap as it grows.
+	small struct {
+		nodes  [8]node
+		free   [8]int32
+		stack  [16]int32
+		frames [4]writeFrame
+		recalc [4]recalcFrame
+		out    [512]byte
+	}
 }
 
 // NewWriter returns a Writer that writes to sink, whose current position is
@@ -162,6 +174,14 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 		w.pageSize = int64(opts.PageSize)
 	}
 	w.flushed = 0
+	if cap(w.out) == 0 {
+		w.out = w.small.out[:0]
+		w.nodes = w.small.nodes[:0]
+		w.free = w.small.free[:0]
+		w.stack = w.small.stack[:0]
+		w.writeFrames = w.small.frames[:0]
+		w.recalcFrames = w.small.recalc[:0]
+	}
 	w.out = w.out[:0]
 	w.nodes = w.nodes[:0]
 	w.free = w.free[:0]
