@@ -90,7 +90,7 @@ type Builder struct {
 	footer     []byte
 	footerSent int
 
-	count     int64 // AddEntry calls accepted
+	count     int64  // AddEntry calls accepted
 	firstKey  []byte // starts in firstBuf
 	firstBuf  [64]byte
 	rawBuf    []byte // decodeRaw's scratch, starts in rawSmall
