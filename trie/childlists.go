@@ -30,22 +30,43 @@ func (r childRef) node() int32 { return int32(r & refValue) }
 // pos is the position of a written child (written() true).
 func (r childRef) pos() int64 { return int64(r & refValue) }
 
-// childLists holds every node's child list in one array, cut into lists
-// whose capacity is a power of two (1 ... 256), recycled by capacity class.
-// A node's list grows while keys arrive below it and is returned when the
-// node is written, so the array is as big as the widest moment of the build
-// needed, and a warm writer allocates none. Lists are addressed by offset,
-// so the array holds no pointers and may move when it grows.
+// childLists holds every node's child list in chunks of chunkRefs refs,
+// cut into lists whose capacity is a power of two (1 ... 256), recycled by
+// capacity class. A node's list grows while keys arrive below it and is
+// returned when the node is written, so the chunks hold what the widest
+// moment of the build needed, and a warm writer allocates none. Chunks,
+// rather than one array grown by doubling, keep a cold build's allocation
+// at what it uses (doubling allocates twice that, and copies it). Lists
+// are addressed by offset, so nothing holds a pointer into a chunk.
 type childLists struct {
-	refs []childRef
-	free [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
+	chunks [][]childRef
+	used   int32       // refs handed out from the chunks so far
+	free   [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
 
+// chunkRefs is the size of a chunk, a multiple of the largest list.
+const (
+	chunkShift = 12
+	chunkRefs  = 1 << chunkShift
+)
+
 func (l *childLists) reset() {
-	l.refs = l.refs[:0]
+	l.used = 0
 	for c := range l.free {
 		l.free[c] = l.free[c][:0]
 	}
+}
+
+// list returns the n refs at off.
+func (l *childLists) list(off int32, n int) []childRef {
+	c := l.chunks[off>>chunkShift]
+	i := int(off & (chunkRefs - 1))
+	return c[i : i+n : i+n]
+}
+
+// at returns the ref at off.
+func (l *childLists) at(off int32) *childRef {
+	return &l.chunks[off>>chunkShift][off&(chunkRefs-1)]
 }
 
 // alloc returns the offset of an unused list of class c.
@@ -55,15 +76,24 @@ func (l *childLists) alloc(c uint8) int32 {
 		l.free[c] = l.free[c][:k-1]
 		return off
 	}
-	off := len(l.refs)
-	size := 1 << (c - 1)
-	if off+size > cap(l.refs) {
-		grown := make([]childRef, off, max(2*cap(l.refs), off+size, 64))
-		copy(grown, l.refs)
-		l.refs = grown
+	size := int32(1) << (c - 1)
+	if rest := chunkRefs - l.used&(chunkRefs-1); rest < size {
+		// A list never spans chunks: hand the rest of this one out as
+		// smaller lists and start the next.
+		for k := uint8(c - 1); k >= 1 && rest > 0; k-- {
+			if s := int32(1) << (k - 1); rest >= s {
+				l.free[k] = append(l.free[k], l.used)
+				l.used += s
+				rest -= s
+			}
+		}
 	}
-	l.refs = l.refs[:off+size]
-	return int32(off)
+	if int(l.used>>chunkShift) == len(l.chunks) {
+		l.chunks = append(l.chunks, make([]childRef, chunkRefs))
+	}
+	off := l.used
+	l.used += size
+	return off
 }
 
 // release recycles the list of class c at off (class 0: no list).

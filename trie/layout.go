@@ -153,8 +153,11 @@ func (w *Writer) layoutChildren(i int32) {
 			}
 		}
 		pos := w.write(cand.node)
+		if w.completing {
+			w.flushWhileCompleting()
+		}
 		n := &w.nodes[f.node]
-		w.lists.refs[n.list+cand.slot] = writtenRef(cand.transition, pos)
+		*w.lists.at(n.list + cand.slot) = writtenRef(cand.transition, pos)
 		f.bytesLeft = w.bytesLeftInPage()
 	}
 }
@@ -344,7 +347,8 @@ func (w *Writer) write(i int32) int64 {
 func (w *Writer) placeChild(f *writeFrame, pos int64, branch int32) {
 	slot := f.child - 1
 	at := w.nodes[f.node].list + int32(slot)
-	w.lists.refs[at] = writtenRef(w.lists.refs[at].transition(), pos)
+	r := w.lists.at(at)
+	*r = writtenRef(r.transition(), pos)
 	if slot == 0 {
 		f.firstBranch = branch
 	}
@@ -384,7 +388,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 		}
 		for len(w.restore) > f.restore {
 			r := w.restore[len(w.restore)-1]
-			w.lists.refs[r.at] = r.ref
+			*w.lists.at(r.at) = r.ref
 			w.restore = w.restore[:len(w.restore)-1]
 		}
 		branch := n.branchSize
@@ -394,7 +398,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 		}
 		p := &w.writeFrames[len(w.writeFrames)-1]
 		at := w.nodes[p.node].list + int32(p.child-1)
-		w.restore = append(w.restore, restoreRef{at: at, ref: w.lists.refs[at]})
+		w.restore = append(w.restore, restoreRef{at: at, ref: *w.lists.at(at)})
 		w.placeChild(p, pos, branch)
 	}
 }
@@ -403,6 +407,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 // what is left, making sure the root's page holds it (Cassandra's
 // completeLast and performCompletion).
 func (w *Writer) writeRemaining() {
+	w.completing = true
 	root := w.stack[0]
 	for len(w.stack) > 0 {
 		top := w.stack[len(w.stack)-1]
@@ -427,4 +432,5 @@ func (w *Writer) writeRemaining() {
 		}
 	}
 	w.rootPos = w.write(root)
+	w.completing = false
 }

@@ -132,9 +132,13 @@ type Writer struct {
 
 	prevKey []byte
 	hasPrev bool
-	count   int64
-	done    bool
-	rootPos int64
+	// flushErr is the first failed hand-over while Complete writes what is
+	// left (see flushWhileCompleting).
+	flushErr   error
+	completing bool // inside writeRemaining
+	count      int64
+	done       bool
+	rootPos    int64
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
@@ -215,10 +219,12 @@ func (w *Writer) newNode() int32 {
 	return i
 }
 
-// children returns n's child list. It aliases Writer.lists: valid until a
-// list is allocated.
+// children returns n's child list. It aliases a chunk of Writer.lists.
 func (w *Writer) children(n *node) []childRef {
-	return w.lists.refs[n.list : n.list+int32(n.nkids) : n.list+int32(n.nkids)]
+	if n.nkids == 0 {
+		return nil // no list, possibly no chunk yet
+	}
+	return w.lists.list(n.list, int(n.nkids))
 }
 
 // addChild appends a child ref to node p's list, moving the list to the
@@ -227,11 +233,11 @@ func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
 	if n.class == 0 || int(n.nkids) == 1<<(n.class-1) {
 		off := w.lists.alloc(n.class + 1)
-		copy(w.lists.refs[off:], w.children(n))
+		copy(w.lists.list(off, int(n.nkids)), w.children(n))
 		w.lists.release(n.list, n.class)
 		n.list, n.class = off, n.class+1
 	}
-	w.lists.refs[n.list+int32(n.nkids)] = ref
+	*w.lists.at(n.list + int32(n.nkids)) = ref
 	n.nkids++
 }
 
@@ -390,14 +396,32 @@ func (w *Writer) orderError(key []byte) error {
 // trailer's offset.
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
+		w.flushErr = nil
 		w.writeRemaining()
 		w.done = true
 		w.prevKey = nil
+		if err := w.flushErr; err != nil {
+			// A hand-over during completion failed; the trie is complete
+			// and the rest is buffered, so a retry only flushes.
+			w.flushErr = nil
+			return w.rootPos, err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return w.rootPos, err
 	}
 	return w.rootPos, nil
+}
+
+// flushWhileCompleting hands a full buffer to the sink while Complete
+// writes the last (often largest) part of the trie, so the buffer stays
+// near flushThreshold instead of growing to hold it all. After a failure
+// it stops and keeps the error for Complete to return; the bytes the sink
+// did not take stay buffered, and a retried Complete flushes them.
+func (w *Writer) flushWhileCompleting() {
+	if w.flushErr == nil && len(w.out) >= flushThreshold {
+		w.flushErr = w.Flush()
+	}
 }
 
 // Flush hands all buffered bytes to the sink. On error the bytes the sink did
