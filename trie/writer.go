@@ -231,7 +231,10 @@ func (w *Writer) children(n *node) []childRef {
 // next capacity class when it is full.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
-	if n.class == 0 || int(n.nkids) == 1<<(n.class-1) {
+	if n.class == 0 {
+		// A fresh parent, most of them: a one-ref list, nothing to move.
+		n.list, n.class = w.lists.alloc(1), 1
+	} else if int(n.nkids) == 1<<(n.class-1) {
 		off := w.lists.alloc(n.class + 1)
 		copy(w.lists.list(off, int(n.nkids)), w.children(n))
 		w.lists.release(n.list, n.class)
@@ -357,7 +360,9 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		w.closeNode(top)
+		if n := &w.nodes[top]; n.nkids != 0 || !w.closeLeaf(n) {
+			w.closeNode(top)
+		}
 	}
 	parent := w.stack[len(w.stack)-1]
 	for _, b := range key[shared:] {
