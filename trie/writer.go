@@ -115,7 +115,10 @@ const bigPayload = 0xFF
 // error. Output is gathered in memory and handed to the sink at the start of
 // a later call (or by Flush), before any state changes; a sink error is
 // returned from that call, the bytes the sink did not take stay buffered,
-// and calling again retries them.
+// and calling again retries them. Complete also hands over each full
+// buffer while it writes the last part of the trie; if that fails, the trie
+// is complete, Complete returns the error, and calling it again flushes the
+// rest.
 type Writer struct {
 	sink     io.Writer
 	pageSize int64
