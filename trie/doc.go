@@ -127,9 +127,11 @@
 //
 // # The writer's state machine
 //
-// A node goes through four states; a fifth, temporary, exists only inside
-// MakePartialRoot. "Node" below is the node struct, "ref" the childRef its
-// parent holds for it.
+// A node is open, then closed, then written, and released the moment it is
+// written (Cassandra keeps a written node until its parent is written; here
+// the parent's ref holds all that is still needed). While MakePartialRoot
+// runs, open and closed nodes are also temporarily placed. "Node" below is
+// the node struct, "ref" the childRef its parent holds for it.
 //
 //	state     where it is                     fields that are valid
 //	-------   -----------------------------   ------------------------------------------
@@ -140,8 +142,8 @@
 //	          parent's list (ref: node index) are estimates for the current position
 //	placed    temporary: written into a       as closed; its parent's ref holds a
 //	          partial tail                    temporary position
-//	written   bytes in Writer.out             nothing: the node is released (on the free
-//	          (ref: file position)            list); its parent's ref holds the position
+//	written,  bytes in Writer.out             nothing: the node is on the free list; its
+//	released  (ref: file position)            parent's ref holds the position
 //
 //	transition          function (this package)     Cassandra (IncrementalTrieWriter*)
 //	------------------  --------------------------  ----------------------------------------
@@ -163,7 +165,8 @@
 //	                                                filePos to -1 where we restore the refs
 //	everything left     writeRemaining              PageAware.performCompletion (root placed
 //	  -> written                                    in a page that holds it)
-//	written -> free     release (in write)          (Java's garbage collector)
+//	written -> free     release (in write, at once) (Java's garbage collector, once the
+//	                                                parent is written)
 //
 // Names: Complete is the public end of the whole trie; closeNode is the end
 // of one node's subtree (Cassandra's complete(Node)); ownSize is the

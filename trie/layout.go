@@ -11,7 +11,7 @@ import (
 
 // The page-aware layout, after Cassandra's IncrementalTrieWriterPageAware.
 //
-// A completed node stays in memory while its branch (the node plus all of its
+// A closed node stays in memory while its branch (the node plus all of its
 // unwritten descendants) is estimated to fit in a page. When a node's branch
 // reaches a page, some of its child branches are written, each as one
 // contiguous post-order block that fits in what is left of the current page

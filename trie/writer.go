@@ -20,7 +20,7 @@ const DefaultPageSize = 4096
 // them to the sink at the start of the next Add.
 const flushThreshold = 64 << 10
 
-// notPlaced marks a node that has no file position yet.
+// notPlaced is the root position before Complete has written the root.
 const notPlaced = -1
 
 var (
