@@ -34,6 +34,12 @@ func (w *Writer) closeNode(i int32) {
 	written, inBranch := false, false
 	for _, r := range w.children(n) {
 		if r.written() {
+			// Cannot happen: only layoutChildren writes children, and it
+			// runs on closed nodes. Cassandra computes C here anyway (and
+			// asserts the node itself is unwritten); so do we.
+			if invariants.Enabled {
+				panic(fmt.Sprintf("trie: closing a node whose child %x is already written", r.transition()))
+			}
 			written = true // a written branch takes no room here
 			continue
 		}
@@ -113,6 +119,9 @@ func (w *Writer) layoutChildren(i int32) {
 			f.bytesLeft = w.bytesLeftInPage()
 		}
 		if len(w.candidates) == f.start {
+			if invariants.Enabled && w.hasPendingChild(f.node) {
+				panic("trie: layoutChildren left a child branch unwritten")
+			}
 			n := &w.nodes[f.node]
 			n.branchSize = 0
 			n.outOfPageChildren = true
@@ -127,6 +136,8 @@ func (w *Writer) layoutChildren(i int32) {
 			w.pad()
 			f.bytesLeft = w.pageSize
 			k = len(w.candidates) - 1 // the largest of all
+		} else if invariants.Enabled && w.candidates[k].size > f.bytesLeft {
+			panic(fmt.Sprintf("trie: chose a %d-byte branch for %d bytes left", w.candidates[k].size, f.bytesLeft))
 		}
 		cand := w.candidates[k]
 		w.candidates = slices.Delete(w.candidates, k, k+1)
