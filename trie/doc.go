@@ -190,8 +190,10 @@
 // Cassandra's layout assertions: every node is written where its branch
 // estimate put it, takes the bytes its size estimate said (unless it ends on
 // a page boundary, as Cassandra allows), every pointer fits the width the
-// estimate chose and points backwards to a written child, and AddShared's
-// shared length is the real common prefix.
+// estimate chose and points backwards to a written child, AddShared's
+// shared length is the real common prefix, no node closes with a written
+// child, layoutChildren picks only a branch that fits the bytes left (or
+// pads first) and leaves no child branch unwritten.
 //
 // Deviation: a node larger than a whole page (possible only with the tiny
 // pages tests use; the largest node is 2,051 bytes plus payload) is written
