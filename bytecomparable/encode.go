@@ -108,50 +108,6 @@ func endEscaped(out []byte, n int, escaped bool) int {
 	return n + 1
 }
 
-// EscapeMarkEvery is the input stride at which AppendEscapedReusing records
-// where the output stood.
-const EscapeMarkEvery = 256
-
-// EscapeMark records the escaper after an input prefix of a component:
-// Out bytes of output (counted from the component's start) and whether the
-// prefix ended in a zero byte. The output for an input prefix depends on
-// that prefix alone, so another input that agrees on it can copy the output
-// and carry on from the mark.
-type EscapeMark struct {
-	Out     int
-	Escaped bool
-}
-
-// AppendEscapedReusing appends the escaped form of b, exactly as
-// AppendEscaped does, for a key that shares its first shared input bytes
-// with a previously escaped component: prev is that component's output
-// (from its start) and prevMarks its marks. Output for whole shared strides
-// of EscapeMarkEvery bytes is copied from prev instead of escaped again,
-// which is what makes keys under a long common prefix cheap to encode. It
-// records b's own marks into marks (reusing its memory) and returns them.
-func AppendEscapedReusing(dst, b, prev []byte, prevMarks []EscapeMark, shared int, marks []EscapeMark) ([]byte, []EscapeMark) {
-	base := len(dst)
-	dst = slices.Grow(dst, maxEscapedLen(len(b)))
-	out := dst[:cap(dst)]
-	n, escaped, i := base, false, 0
-	marks = marks[:0]
-	if k := min(shared/EscapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].Out <= len(prev) {
-		m := prevMarks[k-1]
-		n += copy(out[n:], prev[:m.Out])
-		escaped, i = m.Escaped, k*EscapeMarkEvery
-		marks = append(marks, prevMarks[:k]...)
-	}
-	for i < len(b) {
-		end := min(i+EscapeMarkEvery, len(b))
-		n, escaped = escapeInto(out, n, b[i:end], escaped)
-		if end-i == EscapeMarkEvery {
-			marks = append(marks, EscapeMark{Out: n - base, Escaped: escaped})
-		}
-		i = end
-	}
-	return out[:endEscaped(out, n, escaped)], marks
-}
-
 // AppendInt64 appends the 8-byte fixed-length encoding of v: big-endian with
 // the sign bit flipped, so unsigned byte order equals signed numeric order.
 func AppendInt64(dst []byte, v int64) []byte {
@@ -161,12 +117,18 @@ func AppendInt64(dst []byte, v int64) []byte {
 // AppendLongTokenKey appends the decorated key of a Murmur3 (LongToken)
 // partition: 40 <AppendInt64(token)> 40 <AppendEscaped(key)> 38.
 func AppendLongTokenKey(dst []byte, token int64, key []byte) []byte {
-	dst = slices.Grow(dst, 12+len(key))
-	dst = append(dst, NextComponent)
-	dst = AppendInt64(dst, token)
-	dst = append(dst, NextComponent)
-	dst = AppendEscaped(dst, key)
-	return append(dst, Terminator)
+	// One Grow and stores by index: this runs once per key of a Murmur3
+	// build, most of whose keys are short.
+	dst = slices.Grow(dst, 11+maxEscapedLen(len(key)))
+	out := dst[:cap(dst)]
+	n := len(dst)
+	out[n] = NextComponent
+	binary.BigEndian.PutUint64(out[n+1:], uint64(token)^(1<<63))
+	out[n+9] = NextComponent
+	m, escaped := escapeInto(out, n+10, key, false)
+	m = endEscaped(out, m, escaped)
+	out[m] = Terminator
+	return out[:m+1]
 }
 
 // AppendBytesTokenKey appends the decorated key of a ByteOrdered partition,
@@ -227,7 +189,10 @@ func DiffPoint(a, b []byte) int {
 	a, b = a[:n], b[:n]
 	i := 0
 	// Keys under a long shared partition-key prefix agree for thousands of
-	// bytes: skip equal blocks with the runtime's vectorised comparison.
+	// bytes: skip equal blocks with the runtime's vectorised comparison,
+	// big ones first so that a long prefix costs few calls.
+	for ; i+8*diffBlock <= n && bytes.Equal(a[i:i+8*diffBlock], b[i:i+8*diffBlock]); i += 8 * diffBlock {
+	}
 	for ; i+diffBlock <= n && bytes.Equal(a[i:i+diffBlock], b[i:i+diffBlock]); i += diffBlock {
 	}
 	// Eight bytes at a time: the lowest set bit of the little-endian XOR is

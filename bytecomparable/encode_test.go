@@ -359,3 +359,54 @@ func TestDecodeErrors(t *testing.T) {
 	_, err = DecodeBytesTokenKey(nil, h(t, "40 61 00 38"))
 	assert.ErrorIs(t, err, ErrMalformed, "one component only")
 }
+
+// naiveEscape is the OSS50 escaping a byte at a time, from its definition:
+// a zero run of k bytes is written as 00 followed by k-1 FE, then FF if a
+// non-zero byte follows; the component ends with 00, or with one more FE
+// when it ends inside a zero run.
+func naiveEscape(b []byte) []byte {
+	var out []byte
+	inRun := false
+	for _, c := range b {
+		switch {
+		case inRun && c == 0:
+			out = append(out, Escaped0Cont)
+		case inRun:
+			out = append(out, Escaped0Done, c)
+			inRun = false
+		default:
+			out = append(out, c)
+			inRun = c == 0
+		}
+	}
+	if inRun {
+		return append(out, Escaped0Cont)
+	}
+	return append(out, Escape)
+}
+
+// Every length around the word-at-a-time paths (short keys, the tail
+// word, the general loop), with a zero at every position, none, or two.
+func TestAppendEscapedWordPaths(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		base := make([]byte, n)
+		for i := range base {
+			base[i] = byte(0x31 + i)
+		}
+		cases := [][]byte{base}
+		for z := 0; z < n; z++ {
+			one := append([]byte(nil), base...)
+			one[z] = 0
+			cases = append(cases, one)
+			if z+1 < n {
+				two := append([]byte(nil), one...)
+				two[z+1] = 0
+				cases = append(cases, two)
+			}
+		}
+		for _, c := range cases {
+			got := AppendEscaped([]byte{0xAB}, c)
+			require.Equal(t, append([]byte{0xAB}, naiveEscape(c)...), got, "input %x", c)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/partitioner"
@@ -80,10 +82,19 @@ const maxKeyLength = math.MaxUint16
 // writes; AddEntry after Complete (failed or not) returns ErrFinished.
 type Builder struct {
 	opts Options
-	trie *trie.Writer
+	trie trie.Writer // a value: one allocation less for a small index
+	sink io.Writer
+	// footer is buffered once the trie is complete; footerSent bytes of it
+	// are in the sink. The trie writer knows nothing of footers, so the
+	// builder writes it to the sink itself, after the trie's last byte.
+	footer     []byte
+	footerSent int
 
-	count     int64 // AddEntry calls accepted
-	firstKey  []byte
+	count     int64  // AddEntry calls accepted
+	firstKey  []byte // starts in firstBuf
+	firstBuf  [64]byte
+	rawBuf    []byte // decodeRaw's scratch, starts in rawSmall
+	rawSmall  [64]byte
 	hasLast   bool
 	lastDiff  int   // diff point of the pending key with its predecessor
 	lastPos   int64 // position of the pending key
@@ -98,11 +109,13 @@ type Builder struct {
 	// of accepting a key the finished trie would then refuse forever.
 	finishing bool
 
-	keys    ring.Ring       // scratch path: encodings of the last keys
-	shared  sharedPrefix    // scratch path, ByteOrdered: reuse of the previous key's escaping
-	payload [9]byte         // scratch for one payload
-	lastRef partitioner.Key // reference path: the pending key (owns its bytes)
-	prevRef partitioner.Key // reference path: the key last added to the trie
+	keys ring.Ring // scratch path: encodings of the last keys
+	// bytesKeys encodes ByteOrdered keys on the scratch path, copying the
+	// escaped prefix a key shares with the previous one from the ring.
+	bytesKeys bytecomparable.BytesKeyEncoder
+	payload   [9]byte         // scratch for one payload
+	lastRef   partitioner.Key // reference path: the pending key (owns its bytes)
+	prevRef   partitioner.Key // reference path: the key last added to the trie
 
 	partial partialState
 }
@@ -117,13 +130,16 @@ func NewBuilder(w io.Writer, opts Options) *Builder {
 
 // Reset starts a new index on w, keeping allocated memory.
 func (b *Builder) Reset(w io.Writer, opts Options) {
-	if b.trie == nil {
-		b.trie = trie.NewWriter(w, trie.Options{PageSize: opts.PageSize})
-	} else {
-		b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
-	}
+	b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
 	b.opts = opts
+	b.sink = w
+	b.footer = b.footer[:0]
+	b.footerSent = 0
 	b.count = 0
+	if cap(b.firstKey) == 0 {
+		b.firstKey = b.firstBuf[:0]
+		b.rawBuf = b.rawSmall[:0]
+	}
 	b.firstKey = b.firstKey[:0]
 	b.hasLast = false
 	b.lastDiff = 0
@@ -131,7 +147,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.completed = false
 	b.finishing = false
 	b.keys.Reset()
-	b.shared.reset()
+	b.bytesKeys.Reset()
 	b.lastRef = partitioner.Key{}
 	b.prevRef = partitioner.Key{}
 	b.partial = partialState{}
@@ -142,10 +158,39 @@ func (b *Builder) Count() int64 { return b.count }
 
 // Position returns the number of bytes of the file produced so far,
 // including bytes not yet handed to the writer (see Flush).
-func (b *Builder) Position() int64 { return b.trie.Position() }
+func (b *Builder) Position() int64 { return b.trie.Position() + int64(len(b.footer)) }
 
 // Flush hands every buffered byte to the writer.
-func (b *Builder) Flush() error { return b.trie.Flush() }
+func (b *Builder) Flush() error {
+	if err := b.trie.Flush(); err != nil {
+		return err
+	}
+	return b.flushFooter()
+}
+
+// flushFooter writes the rest of the buffered footer to the sink. On error
+// the bytes the sink did not take stay for the next attempt.
+func (b *Builder) flushFooter() error {
+	rest := b.footer[b.footerSent:]
+	if len(rest) == 0 {
+		return nil
+	}
+	n, err := b.sink.Write(rest)
+	if n < 0 || n > len(rest) {
+		n = 0
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	b.footerSent += n
+	if err == nil && n < len(rest) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("partitionindex: writing the footer at offset %d: %w", b.trie.Position()+int64(b.footerSent), err)
+	}
+	return nil
+}
 
 // Add decorates raw with the builder's partitioner and adds it.
 func (b *Builder) Add(raw []byte, position int64) error {
@@ -208,14 +253,18 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 // succeeded, so a failure leaves it untouched.
 func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 	var enc []byte
+	equal := 0 // leading bytes of enc known to equal the pending key's
 	if key.Partitioner == partitioner.ByteOrdered {
-		enc = b.shared.encode(b.keys.Scratch(), key.Raw, b.keys.Current(), b.hasLast)
+		enc = b.bytesKeys.AppendKey(b.keys.Scratch(), key.Raw)
+		equal = b.bytesKeys.Reused()
 	} else {
 		enc = key.AppendComparable(b.keys.Scratch())
 	}
 	if b.hasLast {
 		prev := b.keys.Current()
-		diff := bytecomparable.DiffPoint(prev, enc)
+		// Under a long shared prefix the encoder copied most of enc from
+		// prev: compare only the rest.
+		diff := equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.
@@ -236,7 +285,7 @@ func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
-	b.shared.commit(key.Partitioner == partitioner.ByteOrdered)
+	b.bytesKeys.Commit() // nothing to commit for other partitioners
 	return nil
 }
 
@@ -276,11 +325,15 @@ func naiveDiffPoint(a, b []byte) int {
 
 // decodeRaw recovers the raw partition key from an encoding in the ring.
 // Only error reporting, early open and the footer need it.
+//
+// The result lives in a scratch buffer valid until the next decodeRaw:
+// every caller copies it or uses it at once.
 func (b *Builder) decodeRaw(enc []byte) []byte {
-	k, err := b.opts.Partitioner.DecodeComparable(nil, enc)
+	k, err := b.opts.Partitioner.DecodeComparable(b.rawBuf[:0], enc)
 	if err != nil {
 		return nil // cannot happen for encodings we made
 	}
+	b.rawBuf = k.Raw[:0]
 	return k.Raw
 }
 
@@ -336,14 +389,15 @@ func (b *Builder) Complete() (Metadata, error) {
 			return Metadata{}, err // the trie keeps its completed state; a retry flushes
 		}
 		firstKeyPos := b.trie.Position()
-		footer := b.appendFooter(nil, firstKeyPos, b.trie.Count(), root)
-		if _, err := b.trie.Write(footer); err != nil {
-			return Metadata{}, err
-		}
+		b.footer = b.appendFooter(b.footer[:0], firstKeyPos, b.trie.Count(), root)
+		b.footerSent = 0
 		b.meta = b.metadata(root, firstKeyPos)
 		b.completed = true
 	}
-	if _, err := b.trie.Complete(); err != nil { // flushes whatever is left
+	if _, err := b.trie.Complete(); err != nil { // flushes whatever of the trie is left
+		return Metadata{}, err
+	}
+	if err := b.flushFooter(); err != nil {
 		return Metadata{}, err
 	}
 	return b.meta, nil
@@ -354,6 +408,7 @@ func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byt
 	if b.hasLast {
 		first, last = b.firstKey, b.lastRaw()
 	}
+	dst = slices.Grow(dst, 2+len(first)+2+len(last)+3*8)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(first)))
 	dst = append(dst, first...)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(last)))

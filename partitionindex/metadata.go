@@ -28,13 +28,13 @@ type Metadata struct {
 // O(nodes), so it is a separate call rather than a cost of every Complete.
 
 // metadata fills Metadata for a trie whose root is at root and whose footer
-// starts at firstKeyPos, once every byte is buffered.
+// starts at firstKeyPos, once the footer is built (b.footer).
 func (b *Builder) metadata(root, firstKeyPos int64) Metadata {
 	page := int64(b.opts.PageSize)
 	if page == 0 {
 		page = trie.DefaultPageSize
 	}
-	size := b.trie.Position()
+	size := firstKeyPos + int64(len(b.footer)) // the footer follows the trie
 	return Metadata{
 		Keys:        b.trie.Count(),
 		Size:        size,

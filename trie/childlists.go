@@ -1,57 +1,104 @@
 package trie
 
-import "math/bits"
+// childRef is one entry of a node's child list. The top byte is the
+// transition; below it, a child that is written is its file position
+// (refWritten set), one that is not is its index in Writer.nodes. A
+// parent reads its written children's positions and transitions from its
+// own list, so a node is released the moment it is written, and
+// serializing a node touches no other node.
+type childRef uint64
 
-// childLists recycles the arrays that hold nodes' child indices, by
-// capacity class (1, 2, 4 ... 256). A node's list grows while keys arrive
-// below it and is returned when the node is released, so the memory held is
-// what the widest moment of the build needed, and a warm writer allocates
-// none. (Arrays kept on recycled nodes instead would drift: a node that was
-// once 256 wide and is reused as a leaf would keep its array, and over a
-// long build every free node would end up holding one.)
+const (
+	refWritten childRef = 1 << 55
+	refValue   childRef = refWritten - 1 // positions and indices live below
+)
+
+func pendingRef(transition byte, node int32) childRef {
+	return childRef(transition)<<56 | childRef(node)
+}
+
+func writtenRef(transition byte, pos int64) childRef {
+	return childRef(transition)<<56 | refWritten | childRef(pos)
+}
+
+func (r childRef) transition() byte { return byte(r >> 56) }
+func (r childRef) written() bool    { return r&refWritten != 0 }
+
+// node is the index of a child that is not written (written() false).
+func (r childRef) node() int32 { return int32(r & refValue) }
+
+// pos is the position of a written child (written() true).
+func (r childRef) pos() int64 { return int64(r & refValue) }
+
+// childLists holds every node's child list in chunks of chunkRefs refs,
+// cut into lists whose capacity is a power of two (1 ... 256), recycled by
+// capacity class. A node's list grows while keys arrive below it and is
+// returned when the node is written, so the chunks hold what the widest
+// moment of the build needed, and a warm writer allocates none. Chunks,
+// rather than one array grown by doubling, keep a cold build's allocation
+// at what it uses (doubling allocates twice that, and copies it). Lists
+// are addressed by offset, so nothing holds a pointer into a chunk.
 type childLists struct {
-	free [9][][]int32
+	chunks [][]childRef
+	used   int32       // refs handed out from the chunks so far
+	free   [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
 
-// grow returns list with room for one more index: list itself if it has
-// room, else a list of the next class holding its indices (the old array is
-// recycled).
-func (p *childLists) grow(list []int32) []int32 {
-	if len(list) < cap(list) {
-		return list
-	}
-	class := 0
-	if cap(list) > 0 {
-		class = bits.Len(uint(cap(list))) // the next power of two
-	}
-	if len(p.free[class]) == 0 {
-		p.refill(class)
-	}
-	n := len(p.free[class])
-	next := append(p.free[class][n-1][:0], list...)
-	p.free[class] = p.free[class][:n-1]
-	p.put(list)
-	return next
-}
+// chunkRefs is the size of a chunk, a multiple of the largest list.
+const (
+	chunkShift = 12
+	chunkRefs  = 1 << chunkShift
+)
 
-// put recycles list's array.
-func (p *childLists) put(list []int32) {
-	if c := cap(list); c > 0 {
-		class := bits.Len(uint(c)) - 1
-		p.free[class] = append(p.free[class], list[:0])
+func (l *childLists) reset() {
+	l.used = 0
+	for c := range l.free {
+		l.free[c] = l.free[c][:0]
 	}
 }
 
-// chunkInts is how many indices one allocation of new lists holds: lists
-// are cut from chunks, so a cold writer makes one allocation per 16 KiB of
-// lists rather than one per list.
-const chunkInts = 4096
+// list returns the n refs at off.
+func (l *childLists) list(off int32, n int) []childRef {
+	c := l.chunks[off>>chunkShift]
+	i := int(off & (chunkRefs - 1))
+	return c[i : i+n : i+n]
+}
 
-// refill adds lists of the class, cut from one new chunk, to the pool.
-func (p *childLists) refill(class int) {
-	size := 1 << class
-	chunk := make([]int32, max(chunkInts, size))
-	for off := 0; off+size <= len(chunk); off += size {
-		p.free[class] = append(p.free[class], chunk[off:off:off+size])
+// at returns the ref at off.
+func (l *childLists) at(off int32) *childRef {
+	return &l.chunks[off>>chunkShift][off&(chunkRefs-1)]
+}
+
+// alloc returns the offset of an unused list of class c.
+func (l *childLists) alloc(c uint8) int32 {
+	if k := len(l.free[c]); k > 0 {
+		off := l.free[c][k-1]
+		l.free[c] = l.free[c][:k-1]
+		return off
+	}
+	size := int32(1) << (c - 1)
+	if rest := chunkRefs - l.used&(chunkRefs-1); rest < size {
+		// A list never spans chunks: hand the rest of this one out as
+		// smaller lists and start the next.
+		for k := uint8(c - 1); k >= 1 && rest > 0; k-- {
+			if s := int32(1) << (k - 1); rest >= s {
+				l.free[k] = append(l.free[k], l.used)
+				l.used += s
+				rest -= s
+			}
+		}
+	}
+	if int(l.used>>chunkShift) == len(l.chunks) {
+		l.chunks = append(l.chunks, make([]childRef, chunkRefs))
+	}
+	off := l.used
+	l.used += size
+	return off
+}
+
+// release recycles the list of class c at off (class 0: no list).
+func (l *childLists) release(off int32, c uint8) {
+	if c > 0 {
+		l.free[c] = append(l.free[c], off)
 	}
 }

@@ -100,23 +100,100 @@
 //
 // Writer builds a trie in one pass over keys in strictly increasing order,
 // laying nodes out in pages exactly as Cassandra's page-aware writer does
-// (IncrementalDeepTrieWriterPageAware; layout.go has the algorithm): a
-// completed node stays in memory while its unwritten branch is estimated to
-// fit in a page; when it does not, the largest child branches that fit what
-// is left of the page are written, each as one contiguous post-order block,
-// padding with zeros when none fits. The size estimates and the points where
-// they are recomputed are Cassandra's, because they decide node types and so
-// every later offset. Memory holds only the unwritten part of the trie (plus
-// written children whose parent is not yet written); nodes, child lists and
-// buffers are recycled, so a warm Writer allocates nothing per key.
+// (IncrementalTrieWriterPageAware over IncrementalTrieWriterBase; layout.go
+// has the algorithm): a closed node stays in memory while its pending
+// branch is estimated to fit in a page; when it does not, the largest child
+// branches that fit what is left of the page are written, each as one
+// contiguous post-order block, padding with zeros when none fits. The size
+// estimates and the points where they are recomputed are Cassandra's,
+// because they decide node types and so every later offset.
+//
+// Memory holds only the nodes not yet written. A node is released the
+// moment it is written: its parent keeps the written child as a childRef
+// (transition byte plus file position) in its own child list, so a written
+// branch costs its parent 8 bytes per child and nothing below. Nodes (32
+// bytes), child lists and buffers are recycled, so a warm Writer allocates
+// nothing per key.
 //
 // Contracts: Add keeps reading the previous key's bytes until the next Add
 // returns (callers may reuse any older key's memory); AddShared skips the
-// prefix comparison for callers that know the shared length. Output is
-// buffered and handed to the sink at the start of a later call, before any
-// state changes, so a failed write costs nothing but the error and a retry
-// continues; MakePartialRoot serializes the unwritten part into a tail for
-// early open, with Cassandra's side effects on the size estimates.
+// prefix comparison for callers that know the shared length (checked under
+// the invariants tag). Output is buffered and handed to the sink at the
+// start of a later call, before any state changes, so a failed write costs
+// nothing but the error and a retry continues; MakePartialRoot serializes
+// the pending part into a tail for early open, with Cassandra's side
+// effects on the size estimates. A trailer (the partition index footer) is
+// the caller's to write to its own sink once Complete has returned.
+//
+// # The writer's state machine
+//
+// A node is open, then closed, then written, and released the moment it is
+// written (Cassandra keeps a written node until its parent is written; here
+// the parent's ref holds all that is still needed). While MakePartialRoot
+// runs, open and closed nodes are also temporarily placed. "Node" below is
+// the node struct, "ref" the childRef its parent holds for it.
+//
+//	state     where it is                     fields that are valid
+//	-------   -----------------------------   ------------------------------------------
+//	open      on Writer.stack (the path to    children so far, payload; branchSize and
+//	          the last key)                   ownSize are -1, C is true (Cassandra's
+//	                                          fresh-node values, read by a partial view)
+//	closed    off the stack, pending in its   children final; branchSize, ownSize, C, B
+//	          parent's list (ref: node index) are estimates for the current position
+//	placed    temporary: written into a       as closed; its parent's ref holds a
+//	          partial tail                    temporary position
+//	written,  bytes in Writer.out             nothing: the node is on the free list; its
+//	released  (ref: file position)            parent's ref holds the position
+//
+//	transition          function (this package)     Cassandra (IncrementalTrieWriter*)
+//	------------------  --------------------------  ----------------------------------------
+//	-> open             newNode (from AddShared)    BaseNode.addChild / newNode in add
+//	open -> closed      closeNode, closeLeaf        PageAware.complete(Node), called from
+//	                    (from AddShared, and        Base.add's unwinding (completeLast) and
+//	                    writeRemaining)             Base.performCompletion
+//	closed -> closed    layoutChildren (writes      PageAware.layoutChildren; its children
+//	  (re-estimated)    children: C set, sizes      then written via write and
+//	                    from the current position), finalizeWithPosition
+//	                    recalcTotalSize             PageAware.recalcTotalSize
+//	closed -> written   write (post-order branch),  PageAware.write (writeRecursive in the
+//	                    then the caller stores the  deep variant) + Node.finalizeWithPosition
+//	                    position in the parent's
+//	                    ref (layoutChildren,
+//	                    writeRemaining for root)
+//	closed/open ->      writePartial                PageAware.writePartial, from
+//	  placed -> back                                makePartialRoot; childrenToClear resets
+//	                                                filePos to -1 where we restore the refs
+//	everything left     writeRemaining              PageAware.performCompletion (root placed
+//	  -> written                                    in a page that holds it)
+//	written -> free     release (in write, at once) (Java's garbage collector, once the
+//	                                                parent is written)
+//
+// Names: Complete is the public end of the whole trie; closeNode is the end
+// of one node's subtree (Cassandra's complete(Node)); ownSize is the
+// estimated size of the node itself (Cassandra's nodeSize field), nodeSize
+// the exact size of a node type without payload (Cassandra's
+// TrieNode.sizeofNode). estimateMaxDist is Cassandra's maxPositionDelta
+// while children may be pending; writtenMaxDist is the same estimate once
+// every child has a position, reading child 0's branch size from the write
+// frame that just wrote it (the node itself no longer exists).
+//
+// Why closeLeaf gives the general path's result: a childless node has
+// branch size 0, no written children or descendants (C and B false after
+// closing), and its size is PAYLOAD_ONLY's one header byte plus its payload
+// wherever it is placed, so closeNode would compute exactly the fields
+// closeLeaf sets; when that size does not fit a page (tiny test pages
+// only) closeLeaf declines and closeNode runs. Likewise write serializes a
+// pending leaf without a frame: its branch is empty, so it starts where its
+// branch does, and its type cannot depend on its position.
+//
+// Under the invariants tag (go test -tags invariants) the writer checks
+// Cassandra's layout assertions: every node is written where its branch
+// estimate put it, takes the bytes its size estimate said (unless it ends on
+// a page boundary, as Cassandra allows), every pointer fits the width the
+// estimate chose and points backwards to a written child, AddShared's
+// shared length is the real common prefix, no node closes with a written
+// child, layoutChildren picks only a branch that fits the bytes left (or
+// pads first) and leaves no child branch unwritten.
 //
 // Deviation: a node larger than a whole page (possible only with the tiny
 // pages tests use; the largest node is 2,051 bytes plus payload) is written

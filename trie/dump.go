@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-
-	"github.com/RoaringBitmap/roaring"
 )
 
 // maxIndent caps the indentation of Dump; deeper lines carry their depth.
@@ -199,25 +197,26 @@ func (t *Trie) Stats() (NodeStats, error) {
 	return st, nil
 }
 
-// PathPages adds to pages the 4096-byte page number of every node an exact
-// lookup of key reads (the nodes Walker.Exact visits, root first).
-func (t *Trie) PathPages(key []byte, pages *roaring.Bitmap) error {
+// PathPages appends to dst the 4096-byte page number of every node an exact
+// lookup of key reads (the nodes Walker.Exact visits), root first, one entry
+// per node, and returns the extended slice.
+func (t *Trie) PathPages(dst []int64, key []byte) ([]int64, error) {
 	var nv nodeView
 	if err := nv.load(&t.src, t.root); err != nil {
-		return err
+		return dst, err
 	}
 	for k := 0; ; k++ {
-		pages.Add(uint32(nv.pos / DefaultPageSize))
+		dst = append(dst, nv.pos/DefaultPageSize)
 		i := nv.search(keyByte(key, k))
 		if i < 0 {
-			return nil
+			return dst, nil
 		}
 		c := nv.child(i)
 		if c < 0 {
-			return corrupt(nv.pos, reasonBadPointer)
+			return dst, corrupt(nv.pos, reasonBadPointer)
 		}
 		if err := nv.load(&t.src, c); err != nil {
-			return err
+			return dst, err
 		}
 	}
 }

@@ -66,16 +66,26 @@ func TestGoldenRead(t *testing.T) {
 			w := tr.Walker()
 			if len(m.keys) > 0 {
 				k := m.keys[len(m.keys)/2]
-				bm := roaring.New()
-				require.NoError(t, tr.PathPages(k, bm))
+				path, err := tr.PathPages(nil, k)
+				require.NoError(t, err)
 				n, ok, err := w.Exact(k)
 				require.NoError(t, err)
 				require.True(t, ok)
-				// Positions fall along a path: the leaf's page is the lowest,
-				// the root's the highest.
-				assert.Equal(t, uint32(n/DefaultPageSize), bm.Minimum(), "leaf page")
-				assert.Equal(t, uint32(tr.Root()/DefaultPageSize), bm.Maximum(), "root page")
-				assert.LessOrEqual(t, int(bm.GetCardinality()), len(st.PagesPerPayload)-1)
+				// The path runs from the root's page to the entry's.
+				assert.Equal(t, tr.Root()/DefaultPageSize, path[0], "root page")
+				assert.Equal(t, n/DefaultPageSize, path[len(path)-1], "entry page")
+				// Every page Cassandra wrote is on some entry's path: the
+				// union of all paths is every page up to the root's.
+				all := roaring.New()
+				for _, key := range m.keys {
+					if path, err = tr.PathPages(path[:0], key); err != nil {
+						t.Fatal(err)
+					}
+					for _, p := range path {
+						all.Add(uint32(p))
+					}
+				}
+				assert.Equal(t, uint64(tr.Root()/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
 			}
 			var buf bytes.Buffer
 			require.NoError(t, tr.Dump(&buf))

@@ -11,7 +11,7 @@ import (
 
 // The page-aware layout, after Cassandra's IncrementalTrieWriterPageAware.
 //
-// A completed node stays in memory while its branch (the node plus all of its
+// A closed node stays in memory while its branch (the node plus all of its
 // unwritten descendants) is estimated to fit in a page. When a node's branch
 // reaches a page, some of its child branches are written, each as one
 // contiguous post-order block that fits in what is left of the current page
@@ -21,104 +21,112 @@ import (
 // Every traversal here uses an explicit stack: a byte-comparable key can be
 // close to 200 KB long, and the trie is as deep as its longest key.
 
-// complete is called when node i leaves the stack: its subtree is final.
-func (w *Writer) complete(i int32) {
-	n := w.nodes.at(i)
-	if len(n.children) == 0 && w.completeLeaf(n) {
+// closeNode is called when node i leaves the stack (Cassandra's
+// complete(Node)): its subtree is final. It estimates the node's sizes and
+// keeps it pending while its branch fits in a page, or writes child
+// branches until the node itself is small.
+func (w *Writer) closeNode(i int32) {
+	n := &w.nodes[i]
+	if n.nkids == 0 && w.closeLeaf(n) {
 		return
 	}
 	var branch int64
-	for _, ci := range n.children {
-		c := w.nodes.at(ci)
-		branch += int64(c.branchSize) + int64(c.nodeSize)
+	written, inBranch := false, false
+	for _, r := range w.children(n) {
+		if r.written() {
+			// Cannot happen: only layoutChildren writes children, and it
+			// runs on closed nodes. Cassandra computes C here anyway (and
+			// asserts the node itself is unwritten); so do we.
+			if invariants.Enabled {
+				panic(fmt.Sprintf("trie: closing a node whose child %x is already written", r.transition()))
+			}
+			written = true // a written branch takes no room here
+			continue
+		}
+		c := &w.nodes[r.node()]
+		branch += int64(c.branchSize) + int64(c.ownSize)
+		inBranch = inBranch || c.outOfPageChildren || c.outOfPageInBranch
 	}
 	n.branchSize = int32(branch)
+	// Sized as Cassandra sizes it here: with C still set from newNode, so
+	// written children count at their real distance from the current
+	// position and the first pending one at its estimated distance.
 	size := w.sizeOf(n, w.Position())
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
-		n.nodeSize = int32(size)
-		n.outOfPageChildren = false
-		n.outOfPageInBranch = false
-		for _, ci := range n.children {
-			c := w.nodes.at(ci)
-			if c.filePos != notPlaced {
-				n.outOfPageChildren = true
-			} else if c.outOfPageChildren || c.outOfPageInBranch {
-				n.outOfPageInBranch = true
-			}
-		}
+		n.ownSize = int32(size)
+		n.outOfPageChildren = written
+		n.outOfPageInBranch = inBranch
 		return
 	}
 	w.layoutChildren(i)
 }
 
-// completeLeaf is complete for a node without children, most of them: a
+// closeLeaf is closeNode for a node without children, most of them: a
 // PAYLOAD_ONLY node with nothing below it, pending unless it alone fills a
 // page (possible only with tiny test pages). It reports whether it is done.
-func (w *Writer) completeLeaf(n *node) bool {
+// The general path would compute the same: no children make branch 0 and
+// leave C and B false, sizeOf of a childless node is PAYLOAD_ONLY's one
+// byte plus the payload whatever the position, and a node that fits is
+// kept pending with exactly these fields; one that does not fit goes on to
+// layoutChildren, which the general path then runs.
+func (w *Writer) closeLeaf(n *node) bool {
 	size := int64(1)
 	if n.hasPayload {
-		size += int64(len(w.payload(n)))
+		size += int64(w.payloadLen(n))
 	}
 	n.branchSize = 0
 	if size >= w.pageSize {
 		return false // the general path lays it out
 	}
-	n.nodeSize = int32(size)
+	n.ownSize = int32(size)
 	n.outOfPageChildren, n.outOfPageInBranch = false, false
 	return true
 }
 
-// finalize records that node i was written at pos as a whole branch: it now
-// takes no room in its parent's page and its sizes never change again.
-func (w *Writer) finalize(i int32, pos int64) {
-	n := w.nodes.at(i)
-	n.filePos = pos
-	n.branchSize, n.nodeSize = 0, 0
-	n.outOfPageChildren, n.outOfPageInBranch = false, false
-	w.dropPayload(n)
-	n.hasPayload = false
-}
-
 // branchTotal is the size a candidate branch is ordered by.
 func (w *Writer) branchTotal(i int32) int64 {
-	n := w.nodes.at(i)
-	return int64(n.branchSize) + int64(n.nodeSize)
+	n := &w.nodes[i]
+	return int64(n.branchSize) + int64(n.ownSize)
 }
 
-// layoutFrame is one level of layoutChildren: the unplaced children of node
+// layoutFrame is one level of layoutChildren: the pending children of node
 // (candidates[start:] while the frame is on top), the bytes left in the page
-// as this level sees them, and the child whose own children are being laid
-// out one level up (-1 if none).
+// as this level sees them, and the child (candidate) whose own children are
+// being laid out one level up (waiting.node < 0 if none).
 type layoutFrame struct {
 	node      int32
 	start     int
 	bytesLeft int64
-	waiting   int32
+	waiting   candidate
 }
 
-// layoutChildren writes child branches of node i until i itself is small:
-// repeatedly the largest branch that fits in the rest of the page (equal
-// sizes: the higher transition byte), padding to a new page when none fits.
-// A branch whose size was only estimated (it has written descendants) is
-// re-measured where it would go; if it does not fit even an empty page, its
-// own children are laid out first (one level up the frame stack).
+// layoutChildren writes child branches of node i until i itself is small
+// (Cassandra's layoutChildren): repeatedly the largest branch that fits in
+// the rest of the page (equal sizes: the higher transition byte), padding
+// to a new page when none fits. A branch whose size was only estimated (it
+// has written descendants) is re-measured where it would go; if it does not
+// fit even an empty page, its own children are laid out first (one level up
+// the frame stack).
 func (w *Writer) layoutChildren(i int32) {
 	w.layoutFrames = append(w.layoutFrames[:0], w.newLayoutFrame(i))
 	for len(w.layoutFrames) > 0 {
 		f := &w.layoutFrames[len(w.layoutFrames)-1]
-		if f.waiting >= 0 {
+		if f.waiting.node >= 0 {
 			// Back from laying out the waiting child's children: retry it.
 			w.insertCandidate(f.start, f.waiting)
-			f.waiting = -1
+			f.waiting.node = -1
 			f.bytesLeft = w.bytesLeftInPage()
 		}
 		if len(w.candidates) == f.start {
-			n := w.nodes.at(f.node)
+			if invariants.Enabled && w.hasPendingChild(f.node) {
+				panic("trie: layoutChildren left a child branch unwritten")
+			}
+			n := &w.nodes[f.node]
 			n.branchSize = 0
 			n.outOfPageChildren = true
 			n.outOfPageInBranch = false
-			n.nodeSize = int32(w.sizeOf(n, w.Position()))
+			n.ownSize = int32(w.sizeOf(n, w.Position()))
 			w.candidates = w.candidates[:f.start]
 			w.layoutFrames = w.layoutFrames[:len(w.layoutFrames)-1]
 			continue
@@ -128,22 +136,24 @@ func (w *Writer) layoutChildren(i int32) {
 			w.pad()
 			f.bytesLeft = w.pageSize
 			k = len(w.candidates) - 1 // the largest of all
+		} else if invariants.Enabled && w.candidates[k].size > f.bytesLeft {
+			panic(fmt.Sprintf("trie: chose a %d-byte branch for %d bytes left", w.candidates[k].size, f.bytesLeft))
 		}
-		child := w.candidates[k].node
+		cand := w.candidates[k]
 		w.candidates = slices.Delete(w.candidates, k, k+1)
 
-		c := w.nodes.at(child)
+		c := &w.nodes[cand.node]
 		if c.outOfPageChildren || c.outOfPageInBranch {
-			if actual := w.recalcTotalSize(child, w.Position()); actual > f.bytesLeft {
-				if f.bytesLeft == w.pageSize && w.hasUnplacedChild(child) {
+			if actual := w.recalcTotalSize(cand.node, w.Position()); actual > f.bytesLeft {
+				if f.bytesLeft == w.pageSize && w.hasPendingChild(cand.node) {
 					// Not even an empty page holds it: shrink it first.
-					f.waiting = child
-					w.layoutFrames = append(w.layoutFrames, w.newLayoutFrame(child))
+					f.waiting = cand
+					w.layoutFrames = append(w.layoutFrames, w.newLayoutFrame(cand.node))
 					continue
 				}
-				if f.bytesLeft < w.pageSize || w.hasUnplacedChild(child) {
+				if f.bytesLeft < w.pageSize || w.hasPendingChild(cand.node) {
 					// Probably fits once a page is free: put it back.
-					w.insertCandidate(f.start, child)
+					w.insertCandidate(f.start, cand)
 					continue
 				}
 				// A lone node bigger than a page. With 4096-byte pages no
@@ -153,15 +163,20 @@ func (w *Writer) layoutChildren(i int32) {
 				// rather than retried forever.
 			}
 		}
-		w.finalize(child, w.write(child))
+		pos := w.write(cand.node)
+		if w.completing {
+			w.flushWhileCompleting()
+		}
+		n := &w.nodes[f.node]
+		*w.lists.at(n.list + cand.slot) = writtenRef(cand.transition, pos)
 		f.bytesLeft = w.bytesLeftInPage()
 	}
 }
 
-// hasUnplacedChild reports whether node i has a child branch left to write.
-func (w *Writer) hasUnplacedChild(i int32) bool {
-	for _, ci := range w.nodes.at(i).children {
-		if w.nodes.at(ci).filePos == notPlaced {
+// hasPendingChild reports whether node i has a child branch left to write.
+func (w *Writer) hasPendingChild(i int32) bool {
+	for _, r := range w.children(&w.nodes[i]) {
+		if !r.written() {
 			return true
 		}
 	}
@@ -170,11 +185,13 @@ func (w *Writer) hasUnplacedChild(i int32) bool {
 
 // candidate is a child branch waiting in layoutChildren, with the size it
 // is ordered by as it was when it became a candidate (as in Cassandra's
-// TreeSet; a candidate's sizes do not change while it waits).
+// TreeSet; a candidate's sizes do not change while it waits), and where its
+// ref sits in its parent's list.
 type candidate struct {
 	size       int64
-	transition byte
 	node       int32
+	slot       int32
+	transition byte
 }
 
 // compareCandidates orders by size, then transition byte, so the last of
@@ -186,26 +203,27 @@ func compareCandidates(a, b candidate) int {
 	return cmp.Compare(a.transition, b.transition)
 }
 
-// newLayoutFrame pushes node i's unplaced children as candidates, sorted.
+// newLayoutFrame pushes node i's pending children as candidates, sorted.
 func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 	start := len(w.candidates)
-	for _, ci := range w.nodes.at(i).children {
-		if w.nodes.at(ci).filePos == notPlaced {
-			w.candidates = append(w.candidates, w.newCandidate(ci))
+	for k, r := range w.children(&w.nodes[i]) {
+		if !r.written() {
+			w.candidates = append(w.candidates, candidate{
+				size:       w.branchTotal(r.node()),
+				node:       r.node(),
+				slot:       int32(k),
+				transition: r.transition(),
+			})
 		}
 	}
 	slices.SortFunc(w.candidates[start:], compareCandidates)
-	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: -1}
+	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: candidate{node: -1}}
 }
 
-func (w *Writer) newCandidate(i int32) candidate {
-	return candidate{size: w.branchTotal(i), transition: w.nodes.at(i).transition, node: i}
-}
-
-// insertCandidate puts node i back among the top frame's candidates
+// insertCandidate puts c back among the top frame's candidates
 // (candidates[start:]), in order, with its current size.
-func (w *Writer) insertCandidate(start int, i int32) {
-	c := w.newCandidate(i)
+func (w *Writer) insertCandidate(start int, c candidate) {
+	c.size = w.branchTotal(c.node)
 	k, _ := slices.BinarySearchFunc(w.candidates[start:], c, compareCandidates)
 	w.candidates = slices.Insert(w.candidates, start+k, c)
 }
@@ -231,28 +249,27 @@ type recalcFrame struct {
 	sum   int64 // bytes of the children visited so far
 }
 
-// recalcTotalSize re-measures the branch of node i as if written from start:
-// nodes with written descendants (B) re-add their children's sizes, and nodes
-// with written children or descendants re-size themselves, since their
-// pointer widths depend on the position. Returns branchSize + nodeSize.
+// recalcTotalSize re-measures the branch of node i as if written from start
+// (Cassandra's recalcTotalSize): nodes with written descendants (B) re-add
+// their pending children's sizes, and nodes with written children or
+// descendants re-size themselves, since their pointer widths depend on the
+// position. Returns branchSize + ownSize.
 func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
 	w.recalcFrames = append(w.recalcFrames[:0], recalcFrame{node: i, start: start})
 	for {
 		f := &w.recalcFrames[len(w.recalcFrames)-1]
-		n := w.nodes.at(f.node)
-		if n.outOfPageInBranch && f.child < len(n.children) {
-			ci := n.children[f.child]
-			f.child++
-			w.recalcFrames = append(w.recalcFrames, recalcFrame{node: ci, start: f.start + f.sum})
-			continue
-		}
+		n := &w.nodes[f.node]
 		if n.outOfPageInBranch {
+			if r, ok := w.nextPending(n, &f.child); ok {
+				w.recalcFrames = append(w.recalcFrames, recalcFrame{node: r.node(), start: f.start + f.sum})
+				continue
+			}
 			n.branchSize = int32(f.sum)
 		}
 		if n.outOfPageChildren || n.outOfPageInBranch {
-			n.nodeSize = int32(w.sizeOf(n, f.start+int64(n.branchSize)))
+			n.ownSize = int32(w.sizeOf(n, f.start+int64(n.branchSize)))
 		}
-		total := int64(n.branchSize) + int64(n.nodeSize)
+		total := int64(n.branchSize) + int64(n.ownSize)
 		w.recalcFrames = w.recalcFrames[:len(w.recalcFrames)-1]
 		if len(w.recalcFrames) == 0 {
 			return total
@@ -261,106 +278,153 @@ func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
 	}
 }
 
+// nextPending moves *k past n's children up to the next one not written
+// and returns its ref, or ok=false when none is left.
+func (w *Writer) nextPending(n *node, k *int) (childRef, bool) {
+	refs := w.children(n)
+	for *k < len(refs) {
+		r := refs[*k]
+		*k++
+		if !r.written() {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // writeFrame is one level of write and writePartial.
 type writeFrame struct {
 	node  int32
 	child int   // next child to visit
 	start int64 // position where the node's branch started
+	// firstBranch is the branchSize child 0 had when it was written here:
+	// a node without written children (C false) sizes its pointers by it.
+	firstBranch int32
+	restore     int // writePartial: len(Writer.restore) when the frame began
 }
 
-// nextUnplacedChild moves f past its node's children up to the next one
-// without a position and returns it, or -1 when none is left.
-func (w *Writer) nextUnplacedChild(f *writeFrame) int32 {
-	n := w.nodes.at(f.node)
-	for f.child < len(n.children) {
-		ci := n.children[f.child]
-		f.child++
-		if w.nodes.at(ci).filePos == notPlaced {
-			return ci
-		}
-	}
-	return -1
-}
-
-// write writes the unwritten branch of node i in post-order (children in
+// write writes the pending branch of node i in post-order (children in
 // ascending transition order, each child's branch before the child, the node
-// last) and returns the node's position. Descendants get their position but
-// keep their sizes: a parent's pointer-width estimate may still read them.
+// last), releases every node it writes, and returns the node's position
+// (Cassandra's writeRecursive; the caller records it in i's parent). Each
+// child's position goes into its parent's list as the child is written, so
+// the parent, written later, reads its pointers from there.
 func (w *Writer) write(i int32) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		if ci := w.nextUnplacedChild(f); ci >= 0 {
-			w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: w.Position()})
+		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
+			if c := &w.nodes[r.node()]; c.nkids == 0 {
+				// A leaf, most of what is written: no frame. Its branch is
+				// empty, so it starts where its branch does, and it is
+				// PAYLOAD_ONLY wherever it goes.
+				pos := w.Position()
+				w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
+				if c.hasPayload {
+					w.out = append(w.out, w.payload(c)...)
+				}
+				if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
+					panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
+				}
+				w.release(r.node())
+				w.placeChild(f, pos, 0)
+				continue
+			}
+			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: w.Position()})
 			continue
 		}
-		n := w.nodes.at(f.node)
+		n := &w.nodes[f.node]
 		pos := w.Position()
 		if invariants.Enabled && pos != f.start+int64(n.branchSize) {
 			// Cassandra asserts this: the branch estimate must be exact by now.
 			panic(fmt.Sprintf("trie: node written at %d, its branch estimate put it at %d", pos, f.start+int64(n.branchSize)))
 		}
-		w.out = w.appendNode(w.out, n, pos)
-		if invariants.Enabled && w.Position() != pos+int64(n.nodeSize) && w.Position()%w.pageSize != 0 {
-			panic(fmt.Sprintf("trie: node at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, n.nodeSize))
+		w.out = w.appendNode(w.out, n, pos, f.firstBranch)
+		if invariants.Enabled && w.Position() != pos+int64(n.ownSize) && w.Position()%w.pageSize != 0 {
+			panic(fmt.Sprintf("trie: node at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, n.ownSize))
 		}
-		n.filePos = pos
-		w.releaseChildren(n)
+		branch := n.branchSize
+		w.release(f.node)
 		w.writeFrames = w.writeFrames[:len(w.writeFrames)-1]
 		if len(w.writeFrames) == 0 {
 			return pos
 		}
+		w.placeChild(&w.writeFrames[len(w.writeFrames)-1], pos, branch)
 	}
 }
 
-// writePartial serializes the unwritten part of the trie under node i into
+// placeChild records in frame f's node that the child just visited (the
+// one before f.child) was written at pos with the given branch size.
+func (w *Writer) placeChild(f *writeFrame, pos int64, branch int32) {
+	slot := f.child - 1
+	at := w.nodes[f.node].list + int32(slot)
+	r := w.lists.at(at)
+	*r = writtenRef(r.transition(), pos)
+	if slot == 0 {
+		f.firstBranch = branch
+	}
+}
+
+// restoreRef is a child ref that writePartial replaced by a temporary
+// position, to put back once the parent is serialized.
+type restoreRef struct {
+	at  int32
+	ref childRef
+}
+
+// writePartial serializes the pending part of the trie under node i into
 // *tail, which logically starts at file position base, and returns the
-// node's position. Children placed here get a temporary position that is
-// cleared once their parent is serialized. Size estimates of nodes with
-// written children or descendants are updated from what was serialized, a
-// side effect Cassandra has and the final layout depends on.
+// node's position (Cassandra's writePartial). Children placed here get a
+// temporary position in their parent's list, put back once the parent is
+// serialized. Size estimates of nodes with written children or descendants
+// are updated from what was serialized, a side effect Cassandra has and the
+// final layout depends on.
 func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
+	w.restore = w.restore[:0]
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: base + int64(len(*tail))})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		if ci := w.nextUnplacedChild(f); ci >= 0 {
-			w.writeFrames = append(w.writeFrames, writeFrame{node: ci, start: base + int64(len(*tail))})
+		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
+			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: base + int64(len(*tail)), restore: len(w.restore)})
 			continue
 		}
-		n := w.nodes.at(f.node)
+		n := &w.nodes[f.node]
 		pos := base + int64(len(*tail))
 		if n.outOfPageInBranch {
 			n.branchSize = int32(pos - f.start)
 		}
-		*tail = w.appendNode(*tail, n, pos)
+		*tail = w.appendNode(*tail, n, pos, f.firstBranch)
 		if n.outOfPageChildren || n.outOfPageInBranch {
-			n.nodeSize = int32(base + int64(len(*tail)) - pos)
+			n.ownSize = int32(base + int64(len(*tail)) - pos)
 		}
-		for _, ci := range n.children {
-			if c := w.nodes.at(ci); c.partial {
-				c.partial = false
-				c.filePos = notPlaced
-			}
+		for len(w.restore) > f.restore {
+			r := w.restore[len(w.restore)-1]
+			*w.lists.at(r.at) = r.ref
+			w.restore = w.restore[:len(w.restore)-1]
 		}
+		branch := n.branchSize
 		w.writeFrames = w.writeFrames[:len(w.writeFrames)-1]
 		if len(w.writeFrames) == 0 {
 			return pos
 		}
-		n.filePos = pos
-		n.partial = true
+		p := &w.writeFrames[len(w.writeFrames)-1]
+		at := w.nodes[p.node].list + int32(p.child-1)
+		w.restore = append(w.restore, restoreRef{at: at, ref: *w.lists.at(at)})
+		w.placeChild(p, pos, branch)
 	}
 }
 
-// performCompletion completes every node on the stack, root last, and writes
-// what is left, making sure the root's page holds it.
-func (w *Writer) performCompletion() {
+// writeRemaining closes every node on the stack, root last, and writes
+// what is left, making sure the root's page holds it (Cassandra's
+// completeLast and performCompletion).
+func (w *Writer) writeRemaining() {
+	w.completing = true
 	root := w.stack[0]
 	for len(w.stack) > 0 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		w.complete(top)
+		w.closeNode(top)
 	}
-	w.stack = append(w.stack, root)
 
 	size := w.recalcTotalSize(root, w.Position())
 	left := w.bytesLeftInPage()
@@ -372,12 +436,12 @@ func (w *Writer) performCompletion() {
 		}
 		if size > left {
 			w.layoutChildren(root)
-			if int64(w.nodes.at(root).nodeSize) > w.bytesLeftInPage() {
+			if int64(w.nodes[root].ownSize) > w.bytesLeftInPage() {
 				w.pad()
 				w.recalcTotalSize(root, w.Position())
 			}
 		}
 	}
 	w.rootPos = w.write(root)
-	w.finalize(root, w.rootPos)
+	w.completing = false
 }

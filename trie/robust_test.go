@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/RoaringBitmap/roaring"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,9 +67,12 @@ func TestDeepChain(t *testing.T) {
 	require.Len(t, st.PagesPerPayload, pages+1)
 	assert.Equal(t, int64(1), st.PagesPerPayload[pages])
 
-	bm := roaring.New()
-	require.NoError(t, tr.PathPages(key, bm))
-	assert.Equal(t, uint64(pages), bm.GetCardinality())
+	path, err := tr.PathPages(nil, key)
+	require.NoError(t, err)
+	require.Len(t, path, depth+1, "one page entry per node on the path")
+	assert.Equal(t, root/DefaultPageSize, path[0], "the root comes first")
+	assert.Equal(t, int64(0), path[depth], "the leaf, written first, is on page 0")
+	assert.Len(t, slices.Compact(path), pages, "every page from the root's down to 0, once each")
 
 	lc := &lineCounter{}
 	require.NoError(t, tr.Dump(lc))

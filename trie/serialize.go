@@ -12,99 +12,116 @@ import (
 // placed; the estimate rule is Cassandra's maxPositionDelta and is kept
 // exactly, because it decides node types and therefore every later offset.
 
-// maxDist returns D for node n if n were written at pos.
+// estimateMaxDist returns D for node n if n were written at pos, while its
+// children may still be pending (Cassandra's maxPositionDelta).
 //
-// A node without out-of-page children (C false) will be written straight
+// A node without written children (C false) will be written straight
 // after its pending children, which are laid out back to back as
 // [child0 branch][child0][child1 branch][child1]...[n]; child 0 is then the
 // farthest, at branchSize - child0.branchSize. Otherwise D is the larger of
-// the distance to the farthest already placed child and the distance the
-// first unplaced child would have.
-func (w *Writer) maxDist(n *node, pos int64) int64 {
+// the distance to the farthest written child and the distance the first
+// pending child would have.
+func (w *Writer) estimateMaxDist(n *node, pos int64) int64 {
+	refs := w.children(n)
 	if !n.outOfPageChildren {
-		return int64(n.branchSize - w.nodes.at(n.children[0]).branchSize)
+		return int64(n.branchSize - w.nodes[refs[0].node()].branchSize)
 	}
-	var placed, unplaced int64
-	haveUnplaced := false
-	for _, ci := range n.children {
-		c := w.nodes.at(ci)
-		if c.filePos != notPlaced {
-			if d := pos - c.filePos; d > placed {
+	var placed, pending int64
+	havePending := false
+	for _, r := range refs {
+		if r.written() {
+			if d := pos - r.pos(); d > placed {
 				placed = d
 			}
-		} else if !haveUnplaced {
-			unplaced = int64(n.branchSize - c.branchSize)
-			haveUnplaced = true
+		} else if !havePending {
+			pending = int64(n.branchSize - w.nodes[r.node()].branchSize)
+			havePending = true
 		}
 	}
-	if haveUnplaced && unplaced > placed {
-		return unplaced
+	if havePending && pending > placed {
+		return pending
 	}
 	return placed
 }
 
+// writtenMaxDist is D for node n being serialized at pos, when every child
+// has a position (real, or temporary in a partial view). It is the estimate
+// of estimateMaxDist with every child written: for C false, branchSize -
+// firstBranch (the branch size child 0 had when it was written just before,
+// so the estimate reads the same numbers as when it was made; with exact
+// estimates, which write asserts under the invariants tag, it is also the
+// real distance to child 0), else the distance to the farthest child.
+func (w *Writer) writtenMaxDist(n *node, pos int64, firstBranch int32) int64 {
+	if !n.outOfPageChildren {
+		return int64(n.branchSize - firstBranch)
+	}
+	var d int64
+	for _, r := range w.children(n) {
+		d = max(d, pos-r.pos())
+	}
+	return d
+}
+
 // span is the number of transition slots a DENSE node for n would have.
 func (w *Writer) span(n *node) int {
-	if len(n.children) == 0 {
+	if n.nkids == 0 {
 		return 0
 	}
-	first := w.nodes.at(n.children[0]).transition
-	last := w.nodes.at(n.children[len(n.children)-1]).transition
-	return int(last) - int(first) + 1
+	refs := w.children(n)
+	return int(refs[len(refs)-1].transition()) - int(refs[0].transition()) + 1
 }
 
-// typeAt returns the node type n gets when written at pos.
-func (w *Writer) typeAt(n *node, pos int64) nodeType {
-	if len(n.children) == 0 {
-		return payloadOnly
-	}
-	return typeFor(len(n.children), w.span(n), n.hasPayload, w.maxDist(n, pos))
-}
-
-// sizeOf is the serialized size of n (node plus payload) written at pos.
+// sizeOf is the serialized size of n (node plus payload) if written at pos,
+// by the estimate of its pointer widths.
 func (w *Writer) sizeOf(n *node, pos int64) int64 {
-	t := w.typeAt(n, pos)
-	s := int64(nodeSize(t, len(n.children), w.span(n)))
+	var s int64 = 1 // PAYLOAD_ONLY
+	if n.nkids > 0 {
+		span := w.span(n)
+		t := typeFor(int(n.nkids), span, n.hasPayload, w.estimateMaxDist(n, pos))
+		s = int64(nodeSize(t, int(n.nkids), span))
+	}
 	if n.hasPayload {
-		s += int64(len(w.payload(n)))
+		s += int64(w.payloadLen(n))
 	}
 	return s
 }
 
 // appendNode serializes n as if it started at file position pos. Every child
-// must have a position (real or, for partial tails, temporary).
-func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
-	t := w.typeAt(n, pos)
-	if invariants.Enabled {
-		w.checkPointersFit(n, t, pos)
+// must have a position (real or, for partial views, temporary); firstBranch
+// is as for writtenMaxDist.
+func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) []byte {
+	flags := n.payloadFlags()
+	if n.nkids == 0 {
+		dst = append(dst, byte(payloadOnly)<<4|flags)
+		if n.hasPayload {
+			dst = append(dst, w.payload(n)...)
+		}
+		return dst
 	}
-	flags := byte(0)
-	if n.hasPayload {
-		flags = n.flags & 0xF
+	refs := w.children(n)
+	span := int(refs[len(refs)-1].transition()) - int(refs[0].transition()) + 1
+	t := typeFor(len(refs), span, n.hasPayload, w.writtenMaxDist(n, pos, firstBranch))
+	if invariants.Enabled {
+		w.checkPointersFit(refs, t, pos)
 	}
 	switch {
-	case t == payloadOnly:
-		dst = append(dst, byte(t)<<4|flags)
 	case t == singleNoPayload4:
-		c := w.nodes.at(n.children[0])
-		d := pos - c.filePos
-		dst = append(dst, byte(t)<<4|byte(d&0xF), c.transition)
+		d := pos - refs[0].pos()
+		dst = append(dst, byte(t)<<4|byte(d&0xF), refs[0].transition())
 	case t == singleNoPayload12:
-		c := w.nodes.at(n.children[0])
-		d := pos - c.filePos
-		dst = append(dst, byte(t)<<4|byte(d>>8&0xF), byte(d), c.transition)
+		d := pos - refs[0].pos()
+		dst = append(dst, byte(t)<<4|byte(d>>8&0xF), byte(d), refs[0].transition())
 	case t.isSingle():
-		c := w.nodes.at(n.children[0])
-		dst = append(dst, byte(t)<<4|flags, c.transition)
-		dst = appendUint(dst, uint64(pos-c.filePos), int(pointerBits[t])/8)
+		dst = append(dst, byte(t)<<4|flags, refs[0].transition())
+		dst = appendUint(dst, uint64(pos-refs[0].pos()), int(pointerBits[t])/8)
 	case t == sparse12:
-		dst = append(dst, byte(t)<<4|flags, byte(len(n.children)))
-		for _, ci := range n.children {
-			dst = append(dst, w.nodes.at(ci).transition)
+		dst = append(dst, byte(t)<<4|flags, byte(len(refs)))
+		for _, r := range refs {
+			dst = append(dst, r.transition())
 		}
 		var carry uint64
-		for i, ci := range n.children {
-			d := uint64(pos-w.nodes.at(ci).filePos) & 0xFFF
+		for i, r := range refs {
+			d := uint64(pos-r.pos()) & 0xFFF
 			if i&1 == 0 {
 				carry = d
 			} else {
@@ -112,23 +129,22 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 				dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
 			}
 		}
-		if len(n.children)&1 == 1 {
+		if len(refs)&1 == 1 {
 			dst = append(dst, byte(carry>>4), byte(carry<<4))
 		}
 	case t.isSparse():
 		width := int(pointerBits[t]) / 8
-		dst = append(dst, byte(t)<<4|flags, byte(len(n.children)))
-		for _, ci := range n.children {
-			dst = append(dst, w.nodes.at(ci).transition)
+		dst = append(dst, byte(t)<<4|flags, byte(len(refs)))
+		for _, r := range refs {
+			dst = append(dst, r.transition())
 		}
-		for _, ci := range n.children {
-			dst = appendUint(dst, uint64(pos-w.nodes.at(ci).filePos), width)
+		for _, r := range refs {
+			dst = appendUint(dst, uint64(pos-r.pos()), width)
 		}
 	default: // dense types; a single child with a far pointer also lands here
-		first := w.nodes.at(n.children[0]).transition
-		span := w.span(n)
+		first := refs[0].transition()
 		dst = append(dst, byte(t)<<4|flags, first, byte(span-1))
-		dst = w.appendDenseSlots(dst, n, t, first, span, pos)
+		dst = w.appendDenseSlots(dst, refs, t, first, span, pos)
 	}
 	if n.hasPayload {
 		dst = append(dst, w.payload(n)...)
@@ -138,12 +154,11 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64) []byte {
 
 // appendDenseSlots writes one pointer per transition byte first..first+span-1,
 // 0 where there is no child.
-func (w *Writer) appendDenseSlots(dst []byte, n *node, t nodeType, first byte, span int, pos int64) []byte {
+func (w *Writer) appendDenseSlots(dst []byte, refs []childRef, t nodeType, first byte, span int, pos int64) []byte {
 	slots := w.denseSlots[:span]
 	clear(slots)
-	for _, ci := range n.children {
-		c := w.nodes.at(ci)
-		slots[c.transition-first] = uint64(pos - c.filePos)
+	for _, r := range refs {
+		slots[r.transition()-first] = uint64(pos - r.pos())
 	}
 	if t == dense12 {
 		// Pairs of 12-bit values share three bytes; an odd last value takes
@@ -176,9 +191,12 @@ func appendUint(dst []byte, v uint64, n int) []byte {
 // checkPointersFit panics if a child's real distance does not fit the
 // pointer width the estimate chose (Cassandra asserts the same): the bytes
 // would silently point elsewhere.
-func (w *Writer) checkPointersFit(n *node, t nodeType, pos int64) {
-	for _, ci := range n.children {
-		d := pos - w.nodes.at(ci).filePos
+func (w *Writer) checkPointersFit(refs []childRef, t nodeType, pos int64) {
+	for _, r := range refs {
+		if !r.written() {
+			panic(fmt.Sprintf("trie: node at %d serialized before its child %x", pos, r.transition()))
+		}
+		d := pos - r.pos()
 		bits := int(pointerBits[t])
 		if d <= 0 || (bits < 64 && d >= 1<<bits) {
 			panic(fmt.Sprintf("trie: %v at %d cannot point %d bytes back", t, pos, d))

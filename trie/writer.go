@@ -2,12 +2,14 @@ package trie
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 
-	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/invariants"
 )
 
 // DefaultPageSize is the page size of Cassandra's Partitions.db writer. Only
@@ -18,7 +20,7 @@ const DefaultPageSize = 4096
 // them to the sink at the start of the next Add.
 const flushThreshold = 64 << 10
 
-// notPlaced marks a node that has no file position yet.
+// notPlaced is the root position before Complete has written the root.
 const notPlaced = -1
 
 var (
@@ -57,29 +59,26 @@ type Options struct {
 	StartPosition int64
 }
 
-// node is a trie node that has not been written yet, or a written child
-// whose parent still needs its position. Nodes live in Writer.nodes and refer
-// to each other by index, so the writer holds no pointer graph and recycles
-// nodes through a free list.
+// node is a trie node that is not written yet: open (on the stack) or
+// closed and waiting in its parent's list (doc.go has the life cycle).
+// Nodes live in Writer.nodes and refer to their children through child
+// lists of childRefs, so the writer holds no pointer graph, and a node is
+// recycled as soon as it is written: its parent keeps only the position.
+// 32 bytes, two to a cache line: building is bound by touching nodes.
 type node struct {
-	children []int32
-	filePos  int64 // notPlaced until written (or temporarily placed in a partial tail)
+	list  int32  // offset of the child list in Writer.lists (class > 0)
+	nkids uint16 // children in the list
+	class uint8  // the list holds 1<<(class-1) refs; 0: no list
+	// Payload flags, meaningful when hasPayload.
+	flags uint8
 	// branchSize estimates the bytes still to be written for everything
-	// below this node; nodeSize the node itself with its payload. Both are
-	// estimates that later layout decisions read, so where they are
-	// recomputed matters as much as how (see layout.go). 32 bits, as in
-	// Cassandra: a pending branch is at most a few pages.
+	// below this node, ownSize the node itself with its payload (Cassandra's
+	// branchSize and nodeSize). Both are estimates that later layout
+	// decisions read, so where they are recomputed matters as much as how
+	// (see layout.go). 32 bits, as in Cassandra: a pending branch is at most
+	// a few pages.
 	branchSize int32
-	nodeSize   int32
-	// A payload of up to len(inline) bytes (a partition index payload is at
-	// most 9) lives in the node; a longer one in Writer.bigPayloads[big-1].
-	// Keeping the node at 64 bytes, one cache line, matters: building is
-	// bound by touching nodes.
-	big        int32
-	inline     [12]byte
-	plen       uint8 // payload length when it is inline
-	transition byte
-	flags      byte // payload flags, meaningful when hasPayload
+	ownSize    int32
 	hasPayload bool
 	// outOfPageChildren (Cassandra's C): a child is already written, so
 	// this node's pointer widths depend on where it is placed.
@@ -87,9 +86,24 @@ type node struct {
 	// outOfPageInBranch (Cassandra's B): a deeper descendant is already
 	// written, so the branch size depends on where the branch is placed.
 	outOfPageInBranch bool
-	// partial marks a node placed temporarily by MakePartialRoot.
-	partial bool
+	// A payload of up to len(inline) bytes (a partition index payload is at
+	// most 9) lives in the node: plen is its length. A longer one lives in
+	// Writer.bigPayloads, plen is bigPayload and inline[:4] its index.
+	plen   uint8
+	inline [12]byte
 }
+
+// payloadFlags is the low nibble of n's header: its payload flags, 0
+// without a payload.
+func (n *node) payloadFlags() byte {
+	if !n.hasPayload {
+		return 0
+	}
+	return n.flags & 0xF
+}
+
+// bigPayload in node.plen marks a payload kept in Writer.bigPayloads.
+const bigPayload = 0xFF
 
 // Writer builds an on-disk trie incrementally from keys in strictly
 // increasing unsigned byte order, in one pass, laying nodes out in pages
@@ -106,33 +120,53 @@ type node struct {
 // error. Output is gathered in memory and handed to the sink at the start of
 // a later call (or by Flush), before any state changes; a sink error is
 // returned from that call, the bytes the sink did not take stay buffered,
-// and calling again retries them.
+// and calling again retries them. Complete also hands over each full
+// buffer while it writes the last part of the trie; if that fails, the trie
+// is complete, Complete returns the error, and calling it again flushes the
+// rest.
 type Writer struct {
 	sink     io.Writer
 	pageSize int64
 	flushed  int64  // bytes the sink has taken
 	out      []byte // bytes produced but not yet taken by the sink
 
-	nodes nodeArena
-	free  []int32
-	// Payloads longer than a node holds, by node.big-1, and free slots.
+	nodes []node  // open and closed nodes, by index; see node
+	free  []int32 // indices of released nodes, reused first
+	lists childLists
+	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
-	lists       childLists
-	stack       []int32 // the path to the last key: stack[0] is the root
+	stack       []int32 // the open nodes, the path to the last key: stack[0] is the root
 
 	prevKey []byte
 	hasPrev bool
-	count   int64
-	done    bool
-	rootPos int64
+	// flushErr is the first failed hand-over while Complete writes what is
+	// left (see flushWhileCompleting).
+	flushErr   error
+	completing bool // inside writeRemaining
+	count      int64
+	done       bool
+	rootPos    int64
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
 	recalcFrames []recalcFrame
 	layoutFrames []layoutFrame
 	candidates   []candidate
+	restore      []restoreRef
 	denseSlots   [256]uint64
+
+	// First buffers inside the Writer itself, so that a writer for a tiny
+	// trie (an sstable with a handful of partitions) allocates nothing
+	// beyond itself; a bigger trie moves each to the heap as it grows.
+	small struct {
+		nodes  [8]node
+		free   [8]int32
+		stack  [16]int32
+		frames [4]writeFrame
+		recalc [4]recalcFrame
+		out    [512]byte
+	}
 }
 
 // NewWriter returns a Writer that writes to sink, whose current position is
@@ -152,20 +186,23 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 		w.pageSize = int64(opts.PageSize)
 	}
 	w.flushed = opts.StartPosition
+	if cap(w.out) == 0 {
+		w.out = w.small.out[:0]
+		w.nodes = w.small.nodes[:0]
+		w.free = w.small.free[:0]
+		w.stack = w.small.stack[:0]
+		w.writeFrames = w.small.frames[:0]
+		w.recalcFrames = w.small.recalc[:0]
+	}
 	w.out = w.out[:0]
+	w.nodes = w.nodes[:0]
 	w.free = w.free[:0]
+	w.lists.reset()
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
-		w.bigFree = append(w.bigFree, int32(i+1))
+		w.bigFree = append(w.bigFree, int32(i))
 	}
-	for i := range int32(w.nodes.len()) {
-		n := w.nodes.at(i)
-		w.lists.put(n.children)
-		n.children = nil
-		n.big = 0
-		w.free = append(w.free, int32(w.nodes.len())-1-i)
-	}
-	w.stack = append(w.stack[:0], w.newNode(0))
+	w.stack = append(w.stack[:0], w.newNode())
 	w.prevKey = nil
 	w.hasPrev = false
 	w.count = 0
@@ -173,49 +210,46 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.rootPos = notPlaced
 }
 
-// newNode takes a node from the free list (or grows the arena) and
+// newNode opens a node: it takes one from the free list (or grows the
+// array, which may move every node: callers re-take pointers) and
 // initialises it as Cassandra initialises a fresh node: sizes unknown and C
-// set, so that a partial tail computes pointer widths from real positions.
-func (w *Writer) newNode(transition byte) int32 {
+// set, so that a partial view computes pointer widths from real positions.
+func (w *Writer) newNode() int32 {
 	var i int32
-	if n := len(w.free); n > 0 {
-		i = w.free[n-1]
-		w.free = w.free[:n-1]
+	if k := len(w.free); k > 0 {
+		i = w.free[k-1]
+		w.free = w.free[:k-1]
 	} else {
-		i = w.nodes.grow()
+		i = int32(len(w.nodes))
+		w.nodes = append(w.nodes, node{})
 	}
-	n := w.nodes.at(i)
-	w.dropPayload(n)
-	*n = node{
-		filePos:           notPlaced,
-		branchSize:        -1,
-		nodeSize:          -1,
-		transition:        transition,
-		outOfPageChildren: true,
-	}
+	w.nodes[i] = node{branchSize: -1, ownSize: -1, outOfPageChildren: true}
 	return i
 }
 
-// nodeArena holds nodes in fixed blocks, so growing it never copies (a
-// slice grown a node at a time copies its contents about five times over).
-type nodeArena struct {
-	blocks [][]node
-	n      int
+// children returns n's child list. It aliases a chunk of Writer.lists.
+func (w *Writer) children(n *node) []childRef {
+	if n.nkids == 0 {
+		return nil // no list, possibly no chunk yet
+	}
+	return w.lists.list(n.list, int(n.nkids))
 }
 
-const nodeBlock = 1024
-
-func (a *nodeArena) at(i int32) *node { return &a.blocks[i/nodeBlock][i%nodeBlock] }
-
-func (a *nodeArena) len() int { return a.n }
-
-// grow adds a zero node and returns its index.
-func (a *nodeArena) grow() int32 {
-	if a.n == len(a.blocks)*nodeBlock {
-		a.blocks = append(a.blocks, make([]node, nodeBlock))
+// addChild appends a child ref to node p's list, moving the list to the
+// next capacity class when it is full.
+func (w *Writer) addChild(p int32, ref childRef) {
+	n := &w.nodes[p]
+	if n.class == 0 {
+		// A fresh parent, most of them: a one-ref list, nothing to move.
+		n.list, n.class = w.lists.alloc(1), 1
+	} else if int(n.nkids) == 1<<(n.class-1) {
+		off := w.lists.alloc(n.class + 1)
+		copy(w.lists.list(off, int(n.nkids)), w.children(n))
+		w.lists.release(n.list, n.class)
+		n.list, n.class = off, n.class+1
 	}
-	a.n++
-	return int32(a.n - 1)
+	*w.lists.at(n.list + int32(n.nkids)) = ref
+	n.nkids++
 }
 
 // setPayload stores a copy of p for node n, in the node when it fits.
@@ -225,44 +259,54 @@ func (w *Writer) setPayload(n *node, p []byte) {
 		n.plen = uint8(copy(n.inline[:], p))
 		return
 	}
-	if n.big == 0 {
-		if k := len(w.bigFree); k > 0 {
-			n.big = w.bigFree[k-1]
-			w.bigFree = w.bigFree[:k-1]
+	if n.plen != bigPayload {
+		var k int32
+		if f := len(w.bigFree); f > 0 {
+			k = w.bigFree[f-1]
+			w.bigFree = w.bigFree[:f-1]
 		} else {
 			w.bigPayloads = append(w.bigPayloads, nil)
-			n.big = int32(len(w.bigPayloads))
+			k = int32(len(w.bigPayloads) - 1)
 		}
+		binary.LittleEndian.PutUint32(n.inline[:4], uint32(k))
+		n.plen = bigPayload
 	}
-	w.bigPayloads[n.big-1] = append(w.bigPayloads[n.big-1][:0], p...)
+	k := binary.LittleEndian.Uint32(n.inline[:4])
+	w.bigPayloads[k] = append(w.bigPayloads[k][:0], p...)
 }
 
 // payload returns node n's payload bytes.
 func (w *Writer) payload(n *node) []byte {
-	if n.big != 0 {
-		return w.bigPayloads[n.big-1]
+	if n.plen == bigPayload {
+		return w.bigPayloads[binary.LittleEndian.Uint32(n.inline[:4])]
 	}
 	return n.inline[:n.plen]
 }
 
+// payloadLen is len(w.payload(n)).
+func (w *Writer) payloadLen(n *node) int {
+	if n.plen == bigPayload {
+		return len(w.payload(n))
+	}
+	return int(n.plen)
+}
+
 // dropPayload forgets n's payload, returning a big one's slot for reuse.
 func (w *Writer) dropPayload(n *node) {
-	if n.big != 0 {
-		w.bigFree = append(w.bigFree, n.big)
-		n.big = 0
+	if n.plen == bigPayload {
+		w.bigFree = append(w.bigFree, int32(binary.LittleEndian.Uint32(n.inline[:4])))
 	}
 	n.plen = 0
 }
 
-// releaseChildren returns n's children and n's child list for reuse.
-// Called once n is serialized: nothing reads a written node's children
-// again. (A written node stays, childless, in its parent's list until the
-// parent is written: it may wait there for a long time, so it must not keep
-// an array that can hold 256 indices.)
-func (w *Writer) releaseChildren(n *node) {
-	w.free = append(w.free, n.children...)
-	w.lists.put(n.children)
-	n.children = nil
+// release recycles node i once it is written: nothing reads a written
+// node again, its parent keeps the position in its own list.
+func (w *Writer) release(i int32) {
+	n := &w.nodes[i]
+	w.dropPayload(n)
+	w.lists.release(n.list, n.class)
+	n.class, n.nkids = 0, 0
+	w.free = append(w.free, i)
 }
 
 // Count returns the number of keys added.
@@ -283,7 +327,7 @@ func (w *Writer) Buffered() []byte { return w.out }
 func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 	common := 0
 	if w.hasPrev {
-		common = bytecomparable.DiffPoint(w.prevKey, key) - 1
+		common = commonPrefix(w.prevKey, key)
 	}
 	return w.AddShared(key, common, flags, payload)
 }
@@ -303,6 +347,13 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 			(shared < len(prev) && key[shared] <= prev[shared]) {
 			return w.orderError(key)
 		}
+		if invariants.Enabled {
+			// Cassandra derives the shared length itself; a caller's count
+			// that is wrong would graft the key onto the wrong branch.
+			if c := commonPrefix(prev, key); c != shared {
+				panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, prev))
+			}
+		}
 	} else {
 		shared = 0
 	}
@@ -312,22 +363,23 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		}
 	}
 
-	// Nodes below the common prefix are finished: complete them deepest
-	// first, which may lay out (write) branches that filled a page.
+	// Open nodes below the common prefix are finished: close them deepest
+	// first, which may write branches that filled a page.
 	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		w.complete(top)
+		if n := &w.nodes[top]; n.nkids != 0 || !w.closeLeaf(n) {
+			w.closeNode(top)
+		}
 	}
 	parent := w.stack[len(w.stack)-1]
 	for _, b := range key[shared:] {
-		child := w.newNode(b)
-		p := w.nodes.at(parent) // re-take: newNode may grow the arena
-		p.children = append(w.lists.grow(p.children), child)
+		child := w.newNode()
+		w.addChild(parent, pendingRef(b, child))
 		w.stack = append(w.stack, child)
 		parent = child
 	}
-	leaf := w.nodes.at(parent)
+	leaf := &w.nodes[parent]
 	leaf.hasPayload = true
 	leaf.flags = flags
 	w.setPayload(leaf, payload)
@@ -340,7 +392,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 
 // orderError describes why key cannot follow the previous key.
 func (w *Writer) orderError(key []byte) error {
-	common := bytecomparable.DiffPoint(w.prevKey, key) - 1
+	common := commonPrefix(w.prevKey, key)
 	return &KeyOrderError{
 		Prev:  bytes.Clone(w.prevKey),
 		Key:   bytes.Clone(key),
@@ -350,13 +402,23 @@ func (w *Writer) orderError(key []byte) error {
 
 // Complete finishes the trie, writes everything that is left and returns the
 // root position. Calling it again returns the same position (retrying a
-// failed flush). After Complete, Add and MakePartialRoot return ErrFinished;
-// Write may append trailer bytes.
+// failed flush). After Complete, Add and MakePartialRoot return ErrFinished.
+// A caller that appends a trailer (the partition index footer) writes it to
+// its sink itself once Complete has returned without error: by then every
+// byte of the trie has been handed to the sink, and Position is the
+// trailer's offset.
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
-		w.performCompletion()
+		w.flushErr = nil
+		w.writeRemaining()
 		w.done = true
 		w.prevKey = nil
+		if err := w.flushErr; err != nil {
+			// A hand-over during completion failed; the trie is complete
+			// and the rest is buffered, so a retry only flushes.
+			w.flushErr = nil
+			return w.rootPos, err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return w.rootPos, err
@@ -364,14 +426,15 @@ func (w *Writer) Complete() (int64, error) {
 	return w.rootPos, nil
 }
 
-// Write appends raw bytes (a file trailer such as the partition index
-// footer) after the completed trie. They are buffered like node bytes.
-func (w *Writer) Write(p []byte) (int, error) {
-	if !w.done {
-		return 0, errors.New("trie: Write before Complete")
+// flushWhileCompleting hands a full buffer to the sink while Complete
+// writes the last (often largest) part of the trie, so the buffer stays
+// near flushThreshold instead of growing to hold it all. After a failure
+// it stops and keeps the error for Complete to return; the bytes the sink
+// did not take stay buffered, and a retried Complete flushes them.
+func (w *Writer) flushWhileCompleting() {
+	if w.flushErr == nil && len(w.out) >= flushThreshold {
+		w.flushErr = w.Flush()
 	}
-	w.out = append(w.out, p...)
-	return len(p), nil
 }
 
 // Flush hands all buffered bytes to the sink. On error the bytes the sink did
@@ -445,4 +508,22 @@ func (w *Writer) pad() {
 		w.out = w.out[:len(w.out)+n]
 		clear(w.out[len(w.out)-n:])
 	}
+}
+
+// commonPrefix returns the number of leading bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	// Eight bytes at a time: the lowest set bit of the little-endian XOR is
+	// in the first differing byte.
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }

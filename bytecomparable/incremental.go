@@ -1,0 +1,127 @@
+package bytecomparable
+
+import (
+	"slices"
+)
+
+// BytesKeyEncoder appends the decorated keys of a ByteOrdered index, as
+// AppendBytesTokenKey does, for a stream of keys where neighbours share long
+// prefixes (a tenant id, a 4 KiB blob). Escaping is the only work that
+// grows with the key, and the escaped output of an input prefix depends on
+// that prefix alone, so the output up to the last whole stride of
+// escapeMarkEvery input bytes that a key shares with the previous one is
+// copied from the previous key's output and escaping resumes from the mark
+// recorded there.
+//
+// Memory contract: AppendKey keeps reading the output it produced for the
+// last committed key (it copies from it), so the caller must leave those
+// bytes alone until the next AppendKey returns, as with a three-slot ring.
+//
+// The state is double-buffered: AppendKey describes the new key on the side,
+// Commit makes it the previous key. A key that is refused after AppendKey
+// (out of order, or a failed write) is simply not committed, and the next
+// AppendKey reuses the last committed key again.
+type BytesKeyEncoder struct {
+	prevRaw, nextRaw     []byte
+	prevOut, nextOut     []byte // the escaped component, aliasing the caller's output
+	prevMarks, nextMarks []escapeMark
+	havePrev, haveNext   bool
+	reused               int // see Reused
+}
+
+// escapeMarkEvery is the input stride at which BytesKeyEncoder records
+// where the output stood.
+const escapeMarkEvery = 256
+
+// escapeMark records the escaper after an input prefix of a component: out
+// bytes of output (counted from the component's start) and whether the
+// prefix ended in a zero byte.
+type escapeMark struct {
+	out     int
+	escaped bool
+}
+
+// Reset forgets the previous key, keeping memory for reuse.
+func (e *BytesKeyEncoder) Reset() {
+	e.prevRaw, e.nextRaw = e.prevRaw[:0], e.nextRaw[:0]
+	e.prevOut, e.nextOut = nil, nil
+	e.prevMarks, e.nextMarks = e.prevMarks[:0], e.nextMarks[:0]
+	e.havePrev, e.haveNext = false, false
+	e.reused = 0
+}
+
+// Reused returns how many leading bytes of the last AppendKey's output were
+// copied from the last committed key's output and are therefore equal to
+// it: a caller comparing the two keys' encodings (for their diff point)
+// may start there.
+func (e *BytesKeyEncoder) Reused() int { return e.reused }
+
+// AppendKey appends exactly AppendBytesTokenKey(dst, key):
+// 40 <escaped key> 40 <escaped key> 38, escaping only what key does not
+// share with the last committed key (whole strides of it).
+func (e *BytesKeyEncoder) AppendKey(dst, key []byte) []byte {
+	shared := 0
+	if e.havePrev {
+		shared = DiffPoint(e.prevRaw, key) - 1
+	}
+	dst = slices.Grow(dst, 3+2*maxEscapedLen(len(key)))
+	dst = append(dst, NextComponent)
+	start := len(dst)
+	var copied int
+	dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
+	e.reused = 1 + copied // the leading 40 and the copied output
+	end := len(dst)
+	dst = append(dst, NextComponent)
+	// The key component is the token again: copy it (appending from dst
+	// itself is safe even if append reallocates, and Grow made room).
+	dst = append(dst, dst[start:end]...)
+	dst = append(dst, Terminator)
+	e.nextOut = dst[start:end]
+	e.nextRaw = append(e.nextRaw[:0], key...)
+	e.haveNext = true
+	return dst
+}
+
+// Commit makes the key of the last AppendKey the previous key that the next
+// AppendKey reuses.
+func (e *BytesKeyEncoder) Commit() {
+	if !e.haveNext {
+		return
+	}
+	e.prevRaw, e.nextRaw = e.nextRaw, e.prevRaw
+	e.prevMarks, e.nextMarks = e.nextMarks, e.prevMarks
+	e.prevOut, e.nextOut = e.nextOut, nil
+	e.havePrev, e.haveNext = true, false
+}
+
+// appendEscaped appends the escaped form of b, exactly as AppendEscaped
+// does, copying the output of the first shared input bytes' whole strides
+// from the previous key. It records b's marks into e.nextMarks (reusing its
+// memory) and returns them with the number of output bytes copied.
+func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []escapeMark, int) {
+	base := len(dst)
+	dst = slices.Grow(dst, maxEscapedLen(len(b)))
+	out := dst[:cap(dst)]
+	n, escaped, i, copied := base, false, 0, 0
+	marks := e.nextMarks[:0]
+	prevMarks := e.prevMarks
+	if !e.havePrev {
+		prevMarks = nil
+	}
+	if k := min(shared/escapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].out <= len(e.prevOut) {
+		m := prevMarks[k-1]
+		copied = copy(out[n:], e.prevOut[:m.out])
+		n += copied
+		escaped, i = m.escaped, k*escapeMarkEvery
+		marks = append(marks, prevMarks[:k]...)
+	}
+	for i < len(b) {
+		end := min(i+escapeMarkEvery, len(b))
+		n, escaped = escapeInto(out, n, b[i:end], escaped)
+		if end-i == escapeMarkEvery {
+			marks = append(marks, escapeMark{out: n - base, escaped: escaped})
+		}
+		i = end
+	}
+	return out[:endEscaped(out, n, escaped)], marks, copied
+}
