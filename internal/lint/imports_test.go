@@ -27,7 +27,7 @@ var library = map[string][]string{
 	"partitioner":         {"bytecomparable"},
 	"trie":                {"internal/invariants"},
 	"partitionindex":      {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
-	"rowindex":            {"bytecomparable", "ring", "trie", "internal/invariants"},
+	"rowindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
 	"tableindex":          {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 }
 
