@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -104,12 +105,7 @@ func (s *orderedInput) cleanBuild(t testing.TB, n int) []byte {
 // newOrderedInput sorts raws in p's order, drops duplicates and gives every key a
 // distinct position; the positions cover payload sizes 1..8 and both signs.
 func newOrderedInput(name string, p partitioner.Partitioner, pageSize int, r *rand.Rand, raws [][]byte) *orderedInput {
-	keys := make([]partitioner.Key, len(raws))
-	for i, raw := range raws {
-		keys[i] = p.Decorate(raw)
-	}
-	slices.SortFunc(keys, partitioner.Compare)
-	keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+	keys := keyset.Decorate(p, raws)
 	s := &orderedInput{name: name, part: p, pageSize: pageSize}
 	for i, k := range keys {
 		s.keys = append(s.keys, k.Raw)

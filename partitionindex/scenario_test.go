@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -72,7 +73,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			requireAllFound(t, p, file, raws)
 			// And as the first of several keys.
 			raws = [][]byte{{}, []byte("a"), []byte("b")}
-			keys := decorateSorted(p, raws)
+			keys := keyset.Decorate(p, raws)
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {
@@ -93,19 +94,6 @@ func TestScenarioEmptyKey(t *testing.T) {
 			require.NoError(t, rd.Close())
 		})
 	}
-}
-
-func decorateSorted(p partitioner.Partitioner, raws [][]byte) []partitioner.Key {
-	keys := make([]partitioner.Key, len(raws))
-	for i, r := range raws {
-		keys[i] = p.Decorate(r)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && partitioner.Compare(keys[j], keys[j-1]) < 0; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // testDeepRecursion: a handful of ByteOrdered keys sharing a ~15,000-byte
@@ -170,7 +158,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	for range 30_000 {
 		raws = append(raws, randomBytes(r, 16, 16, nil))
 	}
-	keys := decorateSorted(partitioner.Murmur3, dedupe(raws))
+	keys := keyset.Decorate(partitioner.Murmur3, raws)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
@@ -212,18 +200,6 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, int64(i), pos)
 	}
-}
-
-func dedupe(raws [][]byte) [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	for _, r := range raws {
-		if !seen[string(r)] {
-			seen[string(r)] = true
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // testPointerGrowth, payload side: positions from 0 to 2^62 in both signs
