@@ -149,11 +149,8 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
 	fs.IntVar(&o.lookupKeys, "lookup-keys", 0, "size of the built-in lookup set (0: by --size)")
 	verbose := fs.Bool("v", false, "print progress to stderr (default when stderr is a terminal)")
-	rest, err := parseFlags(fs, args, stdout)
+	err := parseCommand(fs, args, stdout)
 	if err != nil {
-		return nil, err
-	}
-	if err := noArgs(rest); err != nil {
 		return nil, err
 	}
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {

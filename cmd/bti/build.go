@@ -46,14 +46,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
 	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
 	stats := fs.String("stats", "", "print build statistics: text or json")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "in", "out"); err != nil {
+	if err := parseCommand(fs, args, stdout, "in", "out"); err != nil {
 		return err
 	}
 	p, err := parsePartitioner(*part)

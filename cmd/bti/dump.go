@@ -44,14 +44,7 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	nodes := fs.Bool("nodes", false, "text: list every node even for a large index")
 	maxDot := fs.Int("max-dot-nodes", 2000, "dot: refuse tries with more nodes than this")
 	part := addPartitionerFlag(fs, true)
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "index"); err != nil {
+	if err := parseCommand(fs, args, stdout, "index"); err != nil {
 		return err
 	}
 	if err := oneOf("format", *format, "text", "json", "dot", "hex"); err != nil {

@@ -36,14 +36,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	lmin := fs.Int("key-len-min", 0, "text/blob: minimum length after the prefix (default 1 with --key-len-max 32)")
 	lmax := fs.Int("key-len-max", 0, "text/blob: maximum length after the prefix")
 	out := fs.String("out", "-", "output keys.tsv, or - for standard output")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "kind"); err != nil {
+	if err := parseCommand(fs, args, stdout, "kind"); err != nil {
 		return err
 	}
 	if *count < 0 {

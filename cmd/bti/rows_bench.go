@@ -45,11 +45,7 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	fs.IntVar(&o.cfg.Warmup, "warmup", 0, "warm-up iterations per fork (0: default 5, negative: none)")
 	fs.IntVar(&o.cfg.Measurement, "iterations", 0, "measured iterations per fork (0: default 5)")
 	fs.DurationVar(&o.cfg.IterTime, "time", 0, "duration of one iteration (0: default 200ms)")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return o, err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseCommand(fs, args, stdout); err != nil {
 		return o, err
 	}
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {
