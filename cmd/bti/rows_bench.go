@@ -181,20 +181,7 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "# rows bench: %d benchmarks in %s\n", len(results), time.Since(start).Round(time.Millisecond))
-	prov := jmhstyle.CollectProvenance()
-	prov.Package = "github.com/bti-go/bti/rowindex"
-	switch o.format {
-	case "json":
-		return jmhstyle.WriteJSON(stdout, &prov, results)
-	case "csv":
-		return jmhstyle.WriteCSV(stdout, results)
-	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
-	}
-	if err := jmhstyle.WriteText(stdout, results); err != nil {
-		return err
-	}
-	return jmhstyle.WriteProvenance(stdout, prov, results)
+	return writeBenchResults(stdout, o.format, "github.com/bti-go/bti/rowindex", results, "")
 }
 
 // forkRowsBenchmarks is forkBenchmarks for "bti rows bench": the list a
