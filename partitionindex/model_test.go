@@ -198,11 +198,7 @@ func TestModelLookups(t *testing.T) {
 // in both directions against the model, for member keys and probes.
 func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *model, r *rand.Rand) {
 	t.Helper()
-	ix, err := NewIndex(file, p)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	ix, rd := openIndexReader(t, file, p)
 	entries := m.sorted()
 	require.Equal(t, int64(len(entries)), ix.Count())
 	require.Equal(t, entries[0].key.Raw, ix.FirstKey())

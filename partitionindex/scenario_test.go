@@ -31,13 +31,21 @@ func buildRaw(t *testing.T, p partitioner.Partitioner, raws [][]byte, opts Optio
 	return buf.Bytes()
 }
 
-func requireAllFound(t *testing.T, p partitioner.Partitioner, file []byte, raws [][]byte) {
+// openIndexReader opens file as an index under p and a Reader on it; the
+// Reader is closed when the test ends.
+func openIndexReader(t *testing.T, file []byte, p partitioner.Partitioner) (*Index, *Reader) {
 	t.Helper()
 	ix, err := NewIndex(file, p)
 	require.NoError(t, err)
-	r, err := ix.OpenReader()
+	rd, err := ix.OpenReader()
 	require.NoError(t, err)
-	defer r.Close()
+	t.Cleanup(func() { _ = rd.Close() })
+	return ix, rd
+}
+
+func requireAllFound(t *testing.T, p partitioner.Partitioner, file []byte, raws [][]byte) {
+	t.Helper()
+	ix, r := openIndexReader(t, file, p)
 	require.Equal(t, int64(len(raws)), ix.Count())
 	for i, raw := range raws {
 		pos, ok, err := r.Get(p.Decorate(raw))
@@ -189,11 +197,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(buf.Bytes(), partitioner.Murmur3)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, buf.Bytes(), partitioner.Murmur3)
 	for i, k := range keys {
 		pos, ok, err := rd.Get(k)
 		require.NoError(t, err)
@@ -223,11 +227,7 @@ func TestScenarioPositionSizes(t *testing.T) {
 	_, err := b.Complete()
 	require.NoError(t, err)
 	require.Len(t, sizes, 8, "every payload size occurs")
-	ix, err := NewIndex(buf.Bytes(), partitioner.ByteOrdered)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, buf.Bytes(), partitioner.ByteOrdered)
 	for i, raw := range raws {
 		pos, ok, err := rd.Get(partitioner.ByteOrdered.Decorate(raw))
 		require.NoError(t, err)
