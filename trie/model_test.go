@@ -71,17 +71,7 @@ func TestModelRandomTries(t *testing.T) {
 		var q []byte
 		var rec func(int)
 		rec = func(d int) { // bounded by 3 levels: test-only recursion
-			node, _, err := w.Exact(q)
-			require.NoError(t, err)
-			require.Equal(t, m.exact(q), node, "exact % x", q)
-			a, g, err := w.Ceiling(q)
-			require.NoError(t, err)
-			wa, wg := m.ceiling(q)
-			require.Equal(t, [2]int64{wa, wg}, [2]int64{a, g}, "ceiling % x", q)
-			a, l, err := w.Floor(q)
-			require.NoError(t, err)
-			wa, wl := m.floor(q)
-			require.Equal(t, [2]int64{wa, wl}, [2]int64{a, l}, "floor % x", q)
+			probeModel(t, &w, m, q)
 			if d == 3 {
 				return
 			}
