@@ -3,11 +3,12 @@ package trie
 import (
 	"bytes"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/keyset"
 )
 
 // randomEntries returns n sorted unique keys over alphabet, of length
@@ -26,7 +27,7 @@ func randomEntries(r *rand.Rand, n, maxLen int, alphabet []byte) []entry {
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	keys = keyset.Bytes(keys)
 	out := make([]entry, len(keys))
 	for i, k := range keys {
 		out[i] = entry{key: k, flags: uint8(1 + r.Intn(15)), payload: []byte{byte(i), byte(i >> 8)}}
