@@ -10,6 +10,11 @@ import (
 	"github.com/bti-go/bti/bytecomparable"
 )
 
+// MaxKeyLength is the longest partition key Cassandra can store: every
+// file that holds one (the partition index footer, Rows.db, Data.db) writes
+// its length as an unsigned 16-bit integer.
+const MaxKeyLength = math.MaxUint16
+
 // Key is a decorated partition key: the raw key bytes with the token of its
 // partitioner. Only the token field of Partitioner is meaningful (Token for
 // Murmur3, RandomToken for Random; a ByteOrdered token is Raw itself).

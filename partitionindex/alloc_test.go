@@ -62,11 +62,7 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(file, partitioner.Murmur3)
-	require.NoError(t, err)
-	r, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer r.Close()
+	_, r := openIndexReader(t, file, partitioner.Murmur3)
 	absent := partitioner.Murmur3.Decorate([]byte("absent key"))
 	// Positions are key numbers; the caller's data file is keys.
 	keyAt := KeyAt(func(pos int64) ([]byte, error) { return keys[pos].Raw, nil })

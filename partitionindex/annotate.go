@@ -44,20 +44,15 @@ func (ix *Index) WriteAnnotated(w io.Writer) error {
 		size := int64(n.FixedSize)
 		note := describeNode(n)
 		if n.Flags != 0 {
-			flags, payload, err := ix.trie.Payload(n.Pos)
+			p, _, err := ix.Payload(n.Pos)
 			if err != nil {
-				return fromTrie(err)
+				return err
 			}
-			hash, hasHash, pos, ok := decodePayload(flags, payload)
-			if !ok {
-				return &CorruptError{Offset: n.Pos, Reason: "payload does not fit"}
-			}
-			if hasHash {
-				size += 1 + int64(flags) - 7 // hash byte, then 1..8 position bytes
-				note += fmt.Sprintf("  payload: hash %02x, position %s", hash, describePosition(pos))
+			size += int64(p.Size)
+			if p.HasHash {
+				note += fmt.Sprintf("  payload: hash %02x, position %s", p.Hash, describePosition(p.Position))
 			} else {
-				size += int64(flags) // flags 1..7: no hash byte, flags bytes of position
-				note += fmt.Sprintf("  payload: position %s", describePosition(pos))
+				note += fmt.Sprintf("  payload: position %s", describePosition(p.Position))
 			}
 		}
 		writeItem(bw, data, n.Pos, n.Pos+size, note)

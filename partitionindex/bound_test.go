@@ -21,11 +21,7 @@ func TestTokenBoundLookups(t *testing.T) {
 		raws = append(raws, randomBytes(r, 1, 12, nil))
 	}
 	file, m := buildModel(t, partitioner.Murmur3, raws, r, 0)
-	ix, err := NewIndex(file, partitioner.Murmur3)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, file, partitioner.Murmur3)
 	entries := m.sorted()
 
 	// Tokens to probe: those of entries (bounds touching a key) and random.

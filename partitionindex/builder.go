@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
@@ -57,10 +56,6 @@ type Options struct {
 	// Cassandra did not write (though they read back fine).
 	PageSize int
 }
-
-// maxKeyLength is the longest partition key the footer (and Cassandra) can
-// store: its length is an unsigned 16-bit integer.
-const maxKeyLength = math.MaxUint16
 
 // Builder writes a Partitions.db file: call AddEntry for every partition in
 // the partitioner's decorated-key order, then Complete. The work is O(n) in
@@ -232,7 +227,7 @@ func (b *Builder) checkEntry(key partitioner.Key, position int64) error {
 	switch {
 	case key.Partitioner != b.opts.Partitioner:
 		reason = ErrPartitioner
-	case len(key.Raw) > maxKeyLength:
+	case len(key.Raw) > partitioner.MaxKeyLength:
 		reason = ErrKeyTooLong
 	case position == notFound:
 		reason = ErrPosition

@@ -17,11 +17,7 @@ import (
 func TestCeilingFloorRequireKeyAt(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	file, m := buildModel(t, partitioner.ByteOrdered, keySets[4].gen(r, 200), r, 0)
-	ix, err := NewIndex(file, partitioner.ByteOrdered)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, file, partitioner.ByteOrdered)
 	// A probe just above a member whose stored prefix it shares: the
 	// entry on its path is smaller than the probe, not its ceiling.
 	entries := m.sorted()
@@ -46,11 +42,7 @@ func TestCandidatesModel(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", p, ks.name), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(1, uint64(p)))
 				file, m := buildModel(t, p, ks.gen(r, 500), r, 64)
-				ix, err := NewIndex(file, p)
-				require.NoError(t, err)
-				rd, err := ix.OpenReader()
-				require.NoError(t, err)
-				defer rd.Close()
+				_, rd := openIndexReader(t, file, p)
 				byPos := map[int64]partitioner.Key{}
 				for _, e := range m.sorted() {
 					byPos[e.pos] = e.key

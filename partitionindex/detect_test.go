@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -148,7 +149,7 @@ func TestPartitionerPartialViews(t *testing.T) {
 		raws = append(raws, randomBytes(r, 1, 10, nil))
 	}
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-		keys := decorateSorted(p, dedupe(raws))
+		keys := keyset.Decorate(p, raws)
 		var buf bytes.Buffer
 		b := NewBuilder(&buf, Options{Partitioner: p, PageSize: 256})
 		refused := 0

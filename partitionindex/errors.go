@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
 
@@ -11,8 +12,9 @@ var (
 	// ErrKeyOrder: a key is not strictly greater than the previous one in
 	// the partitioner's decorated-key order (this includes duplicates).
 	ErrKeyOrder = errors.New("partitionindex: keys out of order")
-	// ErrKeyTooLong: a partition key longer than 65535 bytes, the most the
-	// footer's (and Cassandra's) unsigned 16-bit length can hold.
+	// ErrKeyTooLong: a partition key longer than partitioner.MaxKeyLength
+	// bytes, the most the footer's (and Cassandra's) unsigned 16-bit length
+	// can hold.
 	ErrKeyTooLong = errors.New("partitionindex: key too long")
 	// ErrPosition: a position that cannot be stored (math.MinInt64 is
 	// Cassandra's "not found" marker).
@@ -56,7 +58,7 @@ func (e *KeyError) Error() string {
 	case ErrKeyOrder:
 		return fmt.Sprintf("%v: key #%d %x does not sort after previous key %x", e.Err, e.Index, e.Key, e.Prev)
 	case ErrKeyTooLong:
-		return fmt.Sprintf("%v: key #%d is %d bytes, at most 65535 fit", e.Err, e.Index, len(e.Key))
+		return fmt.Sprintf("%v: key #%d is %d bytes, at most %d fit", e.Err, e.Index, len(e.Key), partitioner.MaxKeyLength)
 	case ErrPosition:
 		return fmt.Sprintf("%v: key #%d %x has position %d", e.Err, e.Index, e.Key, e.Pos)
 	default:

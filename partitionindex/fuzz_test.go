@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -185,12 +185,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 			p = partitioner.ByteOrdered
 		}
 		pageSize := []int{0, 64, 128, 512}[pageSel%4]
-		keys := make([]partitioner.Key, 0, len(data))
-		for _, raw := range fuzzKeys(data) {
-			keys = append(keys, p.Decorate(raw))
-		}
-		slices.SortFunc(keys, partitioner.Compare)
-		keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+		keys := keyset.Decorate(p, fuzzKeys(data))
 		pos := make([]int64, len(keys))
 		for i := range pos {
 			// Every payload size, both signs.

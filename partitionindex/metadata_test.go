@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -38,7 +39,7 @@ func TestCompleteMetadata(t *testing.T) {
 			buf.WriteString("earlier bytes") // the builder's file starts where the sink is
 			start := buf.Len()
 			b := NewBuilder(&buf, Options{Partitioner: c.part, PageSize: c.pageSize})
-			keys := decorateSorted(c.part, dedupe(c.raws))
+			keys := keyset.Decorate(c.part, c.raws)
 			for i, k := range keys {
 				require.NoError(t, b.AddEntry(k, DataPosition(int64(i))))
 			}
@@ -79,7 +80,7 @@ func TestNodeCounts(t *testing.T) {
 	}
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		t.Run(p.String(), func(t *testing.T) {
-			keys := decorateSorted(p, dedupe(raws))
+			keys := keyset.Decorate(p, raws)
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {

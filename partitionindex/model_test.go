@@ -11,6 +11,7 @@ import (
 	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -132,17 +133,11 @@ var keySets = []keySet{
 // paths, checks they agree, and returns the file and the model.
 func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, *model) {
 	t.Helper()
-	keys := make([]partitioner.Key, 0, len(raws))
-	for _, raw := range raws {
-		keys = append(keys, p.Decorate(raw))
-	}
-	slices.SortFunc(keys, partitioner.Compare)
-	keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
-	sortedRaws := make([][]byte, len(keys))
+	keys := keyset.Decorate(p, raws)
+	sortedRaws := keyset.Raws(keys)
 	positions := make([]int64, len(keys))
 	used := map[int64]bool{}
-	for i, k := range keys {
-		sortedRaws[i] = k.Raw
+	for i := range keys {
 		// Unique positions (the model maps them back to keys) of every
 		// payload size, both signs.
 		for {
@@ -203,11 +198,7 @@ func TestModelLookups(t *testing.T) {
 // in both directions against the model, for member keys and probes.
 func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *model, r *rand.Rand) {
 	t.Helper()
-	ix, err := NewIndex(file, p)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	ix, rd := openIndexReader(t, file, p)
 	entries := m.sorted()
 	require.Equal(t, int64(len(entries)), ix.Count())
 	require.Equal(t, entries[0].key.Raw, ix.FirstKey())

@@ -150,11 +150,7 @@ func TestScanContractModel(t *testing.T) {
 					t.Run(fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize), func(t *testing.T) {
 						r := rand.New(rand.NewPCG(uint64(n), uint64(pageSize)))
 						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
-						ix, err := NewIndex(file, p)
-						require.NoError(t, err)
-						rd, err := ix.OpenReader()
-						require.NoError(t, err)
-						defer rd.Close()
+						_, rd := openIndexReader(t, file, p)
 						entries := m.sorted()
 						probes := probeKeys(r, p, entries, 60)
 						for x := range probes {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -30,13 +31,21 @@ func buildRaw(t *testing.T, p partitioner.Partitioner, raws [][]byte, opts Optio
 	return buf.Bytes()
 }
 
-func requireAllFound(t *testing.T, p partitioner.Partitioner, file []byte, raws [][]byte) {
+// openIndexReader opens file as an index under p and a Reader on it; the
+// Reader is closed when the test ends.
+func openIndexReader(t *testing.T, file []byte, p partitioner.Partitioner) (*Index, *Reader) {
 	t.Helper()
 	ix, err := NewIndex(file, p)
 	require.NoError(t, err)
-	r, err := ix.OpenReader()
+	rd, err := ix.OpenReader()
 	require.NoError(t, err)
-	defer r.Close()
+	t.Cleanup(func() { _ = rd.Close() })
+	return ix, rd
+}
+
+func requireAllFound(t *testing.T, p partitioner.Partitioner, file []byte, raws [][]byte) {
+	t.Helper()
+	ix, r := openIndexReader(t, file, p)
 	require.Equal(t, int64(len(raws)), ix.Count())
 	for i, raw := range raws {
 		pos, ok, err := r.Get(p.Decorate(raw))
@@ -72,7 +81,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			requireAllFound(t, p, file, raws)
 			// And as the first of several keys.
 			raws = [][]byte{{}, []byte("a"), []byte("b")}
-			keys := decorateSorted(p, raws)
+			keys := keyset.Decorate(p, raws)
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {
@@ -93,19 +102,6 @@ func TestScenarioEmptyKey(t *testing.T) {
 			require.NoError(t, rd.Close())
 		})
 	}
-}
-
-func decorateSorted(p partitioner.Partitioner, raws [][]byte) []partitioner.Key {
-	keys := make([]partitioner.Key, len(raws))
-	for i, r := range raws {
-		keys[i] = p.Decorate(r)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && partitioner.Compare(keys[j], keys[j-1]) < 0; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // testDeepRecursion: a handful of ByteOrdered keys sharing a ~15,000-byte
@@ -170,7 +166,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	for range 30_000 {
 		raws = append(raws, randomBytes(r, 16, 16, nil))
 	}
-	keys := decorateSorted(partitioner.Murmur3, dedupe(raws))
+	keys := keyset.Decorate(partitioner.Murmur3, raws)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
@@ -201,29 +197,13 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(buf.Bytes(), partitioner.Murmur3)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, buf.Bytes(), partitioner.Murmur3)
 	for i, k := range keys {
 		pos, ok, err := rd.Get(k)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, int64(i), pos)
 	}
-}
-
-func dedupe(raws [][]byte) [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	for _, r := range raws {
-		if !seen[string(r)] {
-			seen[string(r)] = true
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // testPointerGrowth, payload side: positions from 0 to 2^62 in both signs
@@ -247,11 +227,7 @@ func TestScenarioPositionSizes(t *testing.T) {
 	_, err := b.Complete()
 	require.NoError(t, err)
 	require.Len(t, sizes, 8, "every payload size occurs")
-	ix, err := NewIndex(buf.Bytes(), partitioner.ByteOrdered)
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, buf.Bytes(), partitioner.ByteOrdered)
 	for i, raw := range raws {
 		pos, ok, err := rd.Get(partitioner.ByteOrdered.Decorate(raw))
 		require.NoError(t, err)

@@ -47,7 +47,7 @@ func refusalCases(p partitioner.Partitioner, prev []byte) []refusalCase {
 	if p == partitioner.ByteOrdered {
 		other = partitioner.Murmur3
 	}
-	long := bytes.Repeat([]byte{'z'}, maxKeyLength+1)
+	long := bytes.Repeat([]byte{'z'}, partitioner.MaxKeyLength+1)
 	out := []refusalCase{
 		{"too-long", p.Decorate(long), 1, ErrKeyTooLong},
 		{"min-position", p.Decorate([]byte("any")), math.MinInt64, ErrPosition},
@@ -126,7 +126,7 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 			raws = append(raws, randomBytesN(r, 1+r.IntN(20), []byte{0, 1, 'a', 0xff}))
 		}
 		// A 65535-byte key is the longest allowed.
-		raws = append(raws, bytes.Repeat([]byte{'m'}, maxKeyLength))
+		raws = append(raws, bytes.Repeat([]byte{'m'}, partitioner.MaxKeyLength))
 		s := newOrderedInput("refused", p, 0, r, raws)
 		s.pos[len(s.pos)/2] = math.MaxInt64
 		s.pos[len(s.pos)/3] = math.MinInt64 + 1
@@ -171,6 +171,23 @@ func TestValidateKeyErrorCopies(t *testing.T) {
 	require.Equal(t, []byte("bbb"), ke.Prev)
 }
 
+// requireKeyLookupsFail checks that every lookup by key on rd (Get,
+// Ceiling, Floor and their candidates) fails with want.
+func requireKeyLookupsFail(t *testing.T, rd *Reader, k partitioner.Key, want error) {
+	t.Helper()
+	_, _, err := rd.Get(k)
+	require.ErrorIs(t, err, want, "Get")
+	noKey := func(int64) ([]byte, error) { return nil, nil }
+	_, _, err = rd.Ceiling(k, noKey)
+	require.ErrorIs(t, err, want, "Ceiling")
+	_, _, err = rd.Floor(k, noKey)
+	require.ErrorIs(t, err, want, "Floor")
+	_, err = rd.CeilingCandidates(k)
+	require.ErrorIs(t, err, want, "CeilingCandidates")
+	_, err = rd.FloorCandidates(k)
+	require.ErrorIs(t, err, want, "FloorCandidates")
+}
+
 func TestValidateLookupWrongPartitioner(t *testing.T) {
 	s := &orderedInput{part: partitioner.Murmur3, keys: [][]byte{[]byte("a")}, pos: []int64{1}}
 	ix, err := NewIndex(s.cleanBuild(t, 1), partitioner.Murmur3)
@@ -179,17 +196,7 @@ func TestValidateLookupWrongPartitioner(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	k := partitioner.ByteOrdered.Decorate([]byte("a"))
-	_, _, err = r.Get(k)
-	require.ErrorIs(t, err, ErrPartitioner)
-	noKey := func(int64) ([]byte, error) { return nil, nil }
-	_, _, err = r.Ceiling(k, noKey)
-	require.ErrorIs(t, err, ErrPartitioner)
-	_, _, err = r.Floor(k, noKey)
-	require.ErrorIs(t, err, ErrPartitioner)
-	_, err = r.CeilingCandidates(k)
-	require.ErrorIs(t, err, ErrPartitioner)
-	_, err = r.FloorCandidates(k)
-	require.ErrorIs(t, err, ErrPartitioner)
+	requireKeyLookupsFail(t, r, k, ErrPartitioner)
 	it := r.Scan(&k, nil)
 	require.False(t, it.Next())
 	require.ErrorIs(t, it.Err(), ErrPartitioner)

@@ -13,6 +13,32 @@ import (
 // wideBlocks is the wide-partition workload of the tests and benchmarks.
 func wideBlocks(n int) ([]bytecomparable.Column, []rowindex.Block) { return rowgen.Wide(n) }
 
+// widePartition writes the row index of n wide blocks for partition key
+// and opens it.
+func widePartition(tb testing.TB, n int, key string) ([]bytecomparable.Column, []rowindex.Block, *rowindex.Partition) {
+	tb.Helper()
+	cols, blocks := wideBlocks(n)
+	var out bytes.Buffer
+	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
+	for _, b := range blocks {
+		if err := w.Add(b); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	res, err := w.FinishPartition([]byte(key), 0, 1<<40, rowindex.Live)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := rowindex.OpenPartition(out.Bytes(), res.Value, cols)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cols, blocks, p
+}
+
 func TestAllocsWarmAdd(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")
@@ -44,25 +70,7 @@ func TestAllocsLookup(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
-	cols, blocks := wideBlocks(2000)
-	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
-	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := w.FinishPartition([]byte("k"), 0, 1<<40, rowindex.Live)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := rowindex.OpenPartition(out.Bytes(), res.Value, cols)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cols, blocks, p := widePartition(t, 2000, "k")
 	r := p.NewReader()
 	keys := make([][]byte, len(blocks))
 	for i, b := range blocks {

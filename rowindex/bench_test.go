@@ -1,7 +1,6 @@
 package rowindex_test
 
 import (
-	"bytes"
 	"io"
 	"testing"
 
@@ -41,25 +40,7 @@ func BenchmarkBuildPartition(b *testing.B) {
 // BenchmarkLookup finds the block of a clustering in a 10,000-block row
 // index: by its encoding (SeparatorFloor) and by value (encode + floor).
 func BenchmarkLookup(b *testing.B) {
-	cols, blocks := wideBlocks(10000)
-	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
-	for _, bl := range blocks {
-		if err := w.Add(bl); err != nil {
-			b.Fatal(err)
-		}
-	}
-	res, err := w.FinishPartition([]byte("key"), 0, 1<<40, rowindex.Live)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	p, err := rowindex.OpenPartition(out.Bytes(), res.Value, cols)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cols, blocks, p := widePartition(b, 10000, "key")
 	r := p.NewReader()
 	keys := make([][]byte, len(blocks))
 	for i, bl := range blocks {

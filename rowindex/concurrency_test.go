@@ -1,37 +1,17 @@
 package rowindex_test
 
 import (
-	"bytes"
 	"sync"
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
-	"github.com/bti-go/bti/rowindex"
 )
 
 // TestConcurrentReaders runs one Reader per goroutine over a shared
 // Partition (run it with -race): a Partition is immutable, Readers are not
 // shared.
 func TestConcurrentReaders(t *testing.T) {
-	cols, blocks := wideBlocks(3000)
-	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
-	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := w.FinishPartition([]byte("k"), 0, 1<<40, rowindex.Live)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := rowindex.OpenPartition(out.Bytes(), res.Value, cols)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, blocks, p := widePartition(t, 3000, "k")
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)

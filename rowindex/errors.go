@@ -22,7 +22,7 @@ var (
 	// ErrCompleted: Add or Complete after the partition's trie was completed
 	// (call Reset to start the next partition).
 	ErrCompleted = errors.New("rowindex: partition already completed")
-	// ErrKey: a partition key longer than 65535 bytes.
+	// ErrKey: a partition key longer than partitioner.MaxKeyLength bytes.
 	ErrKey = errors.New("rowindex: partition key too long")
 	// ErrCorrupt is matched by every *CorruptError.
 	ErrCorrupt = errors.New("rowindex: corrupt row index")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
 )
@@ -381,7 +382,7 @@ func nudge(dst, max []byte, at int) []byte {
 // value Partitions.db holds for the key.
 func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deletion DeletionTime) (int64, error) {
 	switch {
-	case len(key) > 0xFFFF:
+	case len(key) > partitioner.MaxKeyLength:
 		return -1, fmt.Errorf("%w: %d bytes", ErrKey, len(key))
 	case dataPos < 0:
 		return -1, fmt.Errorf("%w: negative data position %d", ErrOffset, dataPos)
@@ -405,7 +406,7 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 	if dataPos < 0 {
 		return Result{}, fmt.Errorf("%w: negative data position %d", ErrOffset, dataPos)
 	}
-	if len(key) > 0xFFFF {
+	if len(key) > partitioner.MaxKeyLength {
 		return Result{}, fmt.Errorf("%w: %d bytes", ErrKey, len(key))
 	}
 	if !deletion.valid() {

@@ -94,26 +94,30 @@ func TestGoldenRead(t *testing.T) {
 	}
 }
 
+// probeModel checks the walker's exact, ceiling and floor answers for q
+// against the model's.
+func probeModel(t testing.TB, w *Walker, m model, q []byte) {
+	node, ok, err := w.Exact(q)
+	require.NoError(t, err)
+	want := m.exact(q)
+	require.Equal(t, want, node, "exact % x", q)
+	require.Equal(t, want >= 0, ok)
+	at, gr, err := w.Ceiling(q)
+	require.NoError(t, err)
+	wa, wg := m.ceiling(q)
+	require.Equal(t, [2]int64{wa, wg}, [2]int64{at, gr}, "ceiling % x", q)
+	at, ls, err := w.Floor(q)
+	require.NoError(t, err)
+	wa, wl := m.floor(q)
+	require.Equal(t, [2]int64{wa, wl}, [2]int64{at, ls}, "floor % x", q)
+}
+
 // checkModel compares Exact/Ceiling/Floor with the model on every stored
 // prefix and on probes next to up to n of them, and a few bounded
 // iterations.
 func checkModel(t testing.TB, tr *Trie, m model, r *rand.Rand, n int) {
 	w := tr.Walker()
-	probe := func(q []byte) {
-		node, ok, err := w.Exact(q)
-		require.NoError(t, err)
-		want := m.exact(q)
-		require.Equal(t, want, node, "exact % x", q)
-		require.Equal(t, want >= 0, ok)
-		at, gr, err := w.Ceiling(q)
-		require.NoError(t, err)
-		wa, wg := m.ceiling(q)
-		require.Equal(t, [2]int64{wa, wg}, [2]int64{at, gr}, "ceiling % x", q)
-		at, ls, err := w.Floor(q)
-		require.NoError(t, err)
-		wa, wl := m.floor(q)
-		require.Equal(t, [2]int64{wa, wl}, [2]int64{at, ls}, "floor % x", q)
-	}
+	probe := func(q []byte) { probeModel(t, &w, m, q) }
 	probe(nil)
 	for i := 0; i < n && len(m.keys) > 0; i++ {
 		k := m.keys[r.Intn(len(m.keys))]

@@ -62,13 +62,7 @@ func (it *Iterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
 }
 
 // nextEnd consumes the next byte of end (eos once it is exhausted).
-func (it *Iterator) nextEnd() int {
-	b := keyByte(it.end, it.endPos)
-	if b != eos {
-		it.endPos++
-	}
-	return b
-}
+func (it *Iterator) nextEnd() int { return nextBoundByte(it.end, &it.endPos) }
 
 func (it *Iterator) fail(err error) {
 	it.err = err
@@ -134,16 +128,7 @@ func (it *Iterator) resetWithStart(start []byte, admitPrefix bool) {
 
 // descend loads child c of the current node, charging the node budget.
 func (it *Iterator) descend(c int64) error {
-	if c < 0 {
-		if c == badPointer {
-			return corrupt(it.nv.pos, reasonBadPointer)
-		}
-		return corrupt(it.nv.pos, reasonMissingChild)
-	}
-	if it.budget--; it.budget < 0 {
-		return corrupt(c, reasonNotATree)
-	}
-	return it.nv.load(&it.t.src, c)
+	return descendCharged(&it.nv, &it.t.src, &it.budget, c)
 }
 
 // Next advances to the next payload node and reports whether there is one.

@@ -3,11 +3,12 @@ package trie
 import (
 	"bytes"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/keyset"
 )
 
 // randomEntries returns n sorted unique keys over alphabet, of length
@@ -26,7 +27,7 @@ func randomEntries(r *rand.Rand, n, maxLen int, alphabet []byte) []entry {
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	keys = keyset.Bytes(keys)
 	out := make([]entry, len(keys))
 	for i, k := range keys {
 		out[i] = entry{key: k, flags: uint8(1 + r.Intn(15)), payload: []byte{byte(i), byte(i >> 8)}}
@@ -71,17 +72,7 @@ func TestModelRandomTries(t *testing.T) {
 		var q []byte
 		var rec func(int)
 		rec = func(d int) { // bounded by 3 levels: test-only recursion
-			node, _, err := w.Exact(q)
-			require.NoError(t, err)
-			require.Equal(t, m.exact(q), node, "exact % x", q)
-			a, g, err := w.Ceiling(q)
-			require.NoError(t, err)
-			wa, wg := m.ceiling(q)
-			require.Equal(t, [2]int64{wa, wg}, [2]int64{a, g}, "ceiling % x", q)
-			a, l, err := w.Floor(q)
-			require.NoError(t, err)
-			wa, wl := m.floor(q)
-			require.Equal(t, [2]int64{wa, wl}, [2]int64{a, l}, "floor % x", q)
+			probeModel(t, &w, m, q)
 			if d == 3 {
 				return
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/keyset"
 )
 
 // The page-aware layout's promise, checked on every lookup path: the pages a
@@ -38,9 +40,7 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(5, 5))
-			keys := set.keys(r)
-			slices.SortFunc(keys, bytes.Compare)
-			keys = slices.CompactFunc(keys, bytes.Equal)
+			keys := keyset.Bytes(set.keys(r))
 			var buf bytes.Buffer
 			w := NewWriter(&buf, Options{})
 			payload := []byte{1, 2, 3}

@@ -51,13 +51,7 @@ func (it *ReverseIterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
 }
 
 // nextStart consumes the next byte of start (eos once it is exhausted).
-func (it *ReverseIterator) nextStart() int {
-	b := keyByte(it.start, it.startPos)
-	if b != eos {
-		it.startPos++
-	}
-	return b
-}
+func (it *ReverseIterator) nextStart() int { return nextBoundByte(it.start, &it.startPos) }
 
 func (it *ReverseIterator) fail(err error) {
 	it.err = err
@@ -111,16 +105,7 @@ func (it *ReverseIterator) resetWithEnd(end []byte) {
 
 // descend loads child c of the current node, charging the node budget.
 func (it *ReverseIterator) descend(c int64) error {
-	if c < 0 {
-		if c == badPointer {
-			return corrupt(it.nv.pos, reasonBadPointer)
-		}
-		return corrupt(it.nv.pos, reasonMissingChild)
-	}
-	if it.budget--; it.budget < 0 {
-		return corrupt(c, reasonNotATree)
-	}
-	return it.nv.load(&it.t.src, c)
+	return descendCharged(&it.nv, &it.t.src, &it.budget, c)
 }
 
 // Next advances to the next payload node and reports whether there is one.

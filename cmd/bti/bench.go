@@ -149,11 +149,8 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
 	fs.IntVar(&o.lookupKeys, "lookup-keys", 0, "size of the built-in lookup set (0: by --size)")
 	verbose := fs.Bool("v", false, "print progress to stderr (default when stderr is a terminal)")
-	rest, err := parseFlags(fs, args, stdout)
+	err := parseCommand(fs, args, stdout)
 	if err != nil {
-		return nil, err
-	}
-	if err := noArgs(rest); err != nil {
 		return nil, err
 	}
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {
@@ -267,24 +264,34 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := s.failures(); err != nil {
 		return err
 	}
-	prov := jmhstyle.CollectProvenance()
 	// The same workloads are go test benchmarks of partitionindex: name that
 	// package on benchfmt's pkg line, as go test does, so benchstat puts
 	// both outputs in one table.
-	prov.Package = "github.com/bti-go/bti/partitionindex"
-	switch o.format {
+	return writeBenchResults(stdout, o.format, "github.com/bti-go/bti/partitionindex", results,
+		"\nbuild, build-cold: one op is one key (ns/op, B/op and allocs/op are per key).")
+}
+
+// writeBenchResults writes benchmark results in format (json, csv,
+// benchfmt, or text: the table, then note if any, then the provenance),
+// naming pkg as the package measured.
+func writeBenchResults(w io.Writer, format, pkg string, results []jmhstyle.Result, note string) error {
+	prov := jmhstyle.CollectProvenance()
+	prov.Package = pkg
+	switch format {
 	case "json":
-		return jmhstyle.WriteJSON(stdout, &prov, results)
+		return jmhstyle.WriteJSON(w, &prov, results)
 	case "csv":
-		return jmhstyle.WriteCSV(stdout, results)
+		return jmhstyle.WriteCSV(w, results)
 	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
+		return jmhstyle.WriteBenchfmt(w, &prov, results)
 	}
-	if err := jmhstyle.WriteText(stdout, results); err != nil {
+	if err := jmhstyle.WriteText(w, results); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "\nbuild, build-cold: one op is one key (ns/op, B/op and allocs/op are per key).")
-	return jmhstyle.WriteProvenance(stdout, prov, results)
+	if note != "" {
+		fmt.Fprintln(w, note)
+	}
+	return jmhstyle.WriteProvenance(w, prov, results)
 }
 
 // suite creates the workloads of the options.

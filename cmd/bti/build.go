@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -47,14 +46,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
 	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
 	stats := fs.String("stats", "", "print build statistics: text or json")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "in", "out"); err != nil {
+	if err := parseCommand(fs, args, stdout, "in", "out"); err != nil {
 		return err
 	}
 	p, err := parsePartitioner(*part)
@@ -250,24 +242,31 @@ func checkPartial(ks *keySet, file []byte, r partialRequest) error {
 	if ix.Count() != int64(want) {
 		return &checkFailed{fmt.Sprintf("view after key %d holds %d keys, want %d", r.after, ix.Count(), want)}
 	}
-	if err := checkFooterKeys(ix, ks.keys[:want]); err != nil {
-		return &checkFailed{fmt.Sprintf("view after key %d: %v", r.after, err)}
-	}
-	for i := range want {
-		pos, ok, err := rd.Get(ks.keys[i])
-		if err != nil {
-			return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[i].Raw), lineOf(i), err)}
+	// The first mismatch fails the view; a key is named by its line alone.
+	var first string
+	err = ix.VerifyEntries(ks.keys[:want], ks.pos[:want], func(m partitionindex.Mismatch) bool {
+		if m.Kind == partitionindex.MismatchGet {
+			first = fmt.Sprintf("key %s (line %d): %s, want position %d", shortHex(ks.keys[m.Entry].Raw), lineOf(m.Entry), describeHit(m.Got, m.Found), m.Want)
+		} else {
+			first = describeMismatch(m, ks)
 		}
-		if !ok || pos != ks.pos[i] {
-			return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %s, want position %d", r.after, shortHex(ks.keys[i].Raw), lineOf(i), describeHit(pos, ok), ks.pos[i])}
-		}
+		return false
+	})
+	var ve *partitionindex.VerifyError
+	switch {
+	case errors.As(err, &ve) && ve.Entry >= 0:
+		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[ve.Entry].Raw), lineOf(ve.Entry), ve.Err)}
+	case err != nil:
+		return fmt.Errorf("view after key %d: %w", r.after, err)
+	case first != "":
+		return &checkFailed{fmt.Sprintf("view after key %d: %s", r.after, first)}
 	}
 	if pos, ok, err := rd.Get(ks.keys[want]); err != nil {
 		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[want].Raw), lineOf(want), err)}
 	} else if ok && pos == ks.pos[want] {
 		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d) is found at %d but has not reached the trie", r.after, shortHex(ks.keys[want].Raw), lineOf(want), pos)}
 	}
-	return checkScan(rd, ks.pos[:want], fmt.Sprintf("view after key %d: ", r.after))
+	return nil
 }
 
 func describeHit(pos int64, ok bool) string {
@@ -284,44 +283,6 @@ func describePosition(pos int64) string {
 		file = "Data.db"
 	}
 	return fmt.Sprintf("%d (%s offset %d)", pos, file, partitionindex.PositionOffset(pos))
-}
-
-// checkFooterKeys checks the index's count-independent footer keys against
-// the first and last of keys.
-func checkFooterKeys(ix *partitionindex.Index, keys []partitioner.Key) error {
-	var first, last []byte
-	if len(keys) > 0 {
-		first, last = keys[0].Raw, keys[len(keys)-1].Raw
-	}
-	if !bytes.Equal(ix.FirstKey(), first) {
-		return fmt.Errorf("first key is %s, want %s", shortHex(ix.FirstKey()), shortHex(first))
-	}
-	if !bytes.Equal(ix.LastKey(), last) {
-		return fmt.Errorf("last key is %s, want %s", shortHex(ix.LastKey()), shortHex(last))
-	}
-	return nil
-}
-
-// checkScan checks that a full forward scan yields exactly want, in order.
-func checkScan(rd *partitionindex.Reader, want []int64, what string) error {
-	it := rd.Scan(nil, nil)
-	i := 0
-	for it.Next() {
-		if i >= len(want) {
-			return &checkFailed{fmt.Sprintf("%sscan yields more than the %d expected positions (extra %d)", what, len(want), it.Pos())}
-		}
-		if it.Pos() != want[i] {
-			return &checkFailed{fmt.Sprintf("%sscan entry %d (line %d) is position %d, want %d", what, i, lineOf(i), it.Pos(), want[i])}
-		}
-		i++
-	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("%sscan: %w", what, err)
-	}
-	if i != len(want) {
-		return &checkFailed{fmt.Sprintf("%sscan yields %d positions, want %d", what, i, len(want))}
-	}
-	return nil
 }
 
 // buildStats is what --stats prints.

@@ -109,6 +109,20 @@ func noArgs(args []string) error {
 	return nil
 }
 
+// parseCommand parses the flags of a command that takes no positional
+// arguments and checks that the named string flags were given: the
+// preamble of nearly every subcommand.
+func parseCommand(fs *flag.FlagSet, args []string, stdout io.Writer, requiredFlags ...string) error {
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	return required(fs, requiredFlags...)
+}
+
 // required checks that string flags were given.
 func required(fs *flag.FlagSet, names ...string) error {
 	for _, n := range names {

@@ -31,11 +31,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	count := fs.Int("count", 1_000_000, "number of keys")
 	seed := fs.Uint64("seed", 1, "random seed of the keys")
 	part := addPartitionerFlag(fs, false)
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseCommand(fs, args, stdout); err != nil {
 		return err
 	}
 	if *count < 1 {

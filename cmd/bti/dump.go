@@ -2,15 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/bti-go/bti/partitioner"
@@ -47,14 +44,7 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	nodes := fs.Bool("nodes", false, "text: list every node even for a large index")
 	maxDot := fs.Int("max-dot-nodes", 2000, "dot: refuse tries with more nodes than this")
 	part := addPartitionerFlag(fs, true)
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "index"); err != nil {
+	if err := parseCommand(fs, args, stdout, "index"); err != nil {
 		return err
 	}
 	if err := oneOf("format", *format, "text", "json", "dot", "hex"); err != nil {
@@ -106,7 +96,7 @@ func runDump(args []string, stdout, _ io.Writer) error {
 		if st.Nodes > int64(*maxDot) {
 			return usagef("%s has %d nodes, more than --max-dot-nodes %d: dot output is for small indexes", *index, st.Nodes, *maxDot)
 		}
-		err = writeDot(w, t, *index)
+		err = writeDot(w, ix, *index)
 	default:
 		writeDumpText(w, info)
 		if *nodes || len(data) <= smallIndex {
@@ -148,8 +138,7 @@ type dumpInfo struct {
 func newDumpInfo(name string, data []byte, ix *partitionindex.Index, st trie.NodeStats) dumpInfo {
 	d := dumpInfo{
 		File: name, Size: len(data),
-		// NewIndex validated the footer; Index does not expose firstKeyPos.
-		FirstKeyPos: int64(binary.BigEndian.Uint64(data[len(data)-24:])),
+		FirstKeyPos: ix.FirstKeyPos(),
 		Count:       ix.Count(), Root: ix.Root(),
 		FirstKey: hex.EncodeToString(ix.FirstKey()), LastKey: hex.EncodeToString(ix.LastKey()),
 		Nodes: st.Nodes, PayloadNodes: st.Payloads, MaxDepth: st.MaxDepth,
@@ -199,124 +188,64 @@ func writeDumpText(w io.Writer, d dumpInfo) {
 	_ = tw.Flush()
 }
 
-// writeDot draws the trie as a Graphviz digraph. The trie package exports
-// no node enumeration, so the edges are taken from Trie.Dump's text.
-func writeDot(w io.Writer, t *trie.Trie, name string) error {
-	var dump bytes.Buffer
-	if err := t.Dump(&dump); err != nil {
-		return err
-	}
+// writeDot draws the trie as a Graphviz digraph: nodes depth first from
+// the root, children in ascending byte order (Trie.Dump's order), edges that
+// cross a 4096-byte page dashed (Dump's "=>").
+func writeDot(w io.Writer, ix *partitionindex.Index, name string) error {
+	t := ix.Trie()
 	fmt.Fprintf(w, "digraph %q {\n", name)
 	fmt.Fprintln(w, "  node [shape=box, fontname=\"monospace\", fontsize=10];")
 	fmt.Fprintln(w, "  edge [fontname=\"monospace\", fontsize=10];")
-	var stack []int64 // node offsets by depth
-	for ln, line := range strings.Split(strings.TrimSuffix(dump.String(), "\n"), "\n") {
-		n, err := parseDumpLine(line)
-		if err != nil {
-			return fmt.Errorf("dump line %d %q: %v", ln+1, line, err)
+	// Node checks that children point strictly backwards, so the walk
+	// ends; the budget bounds it on a damaged file whose nodes share
+	// children, as Dump's does.
+	budget := ix.FirstKeyPos()
+	type visit struct {
+		parent int64 // -1 for the root
+		edge   byte
+		pos    int64
+	}
+	stack := []visit{{parent: -1, pos: ix.Root()}}
+	var n trie.NodeInfo
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if budget--; budget < 0 {
+			return &partitionindex.CorruptError{Offset: v.pos, Reason: "nodes reached more often than the file has bytes: not a tree"}
 		}
-		if n.depth > len(stack) {
-			return fmt.Errorf("dump line %d %q: depth %d after depth %d", ln+1, line, n.depth, len(stack)-1)
+		if err := t.Node(v.pos, &n); err != nil {
+			return err
 		}
-		stack = append(stack[:n.depth], n.pos)
-		label := fmt.Sprintf("@%x\\n%s", n.pos, n.typ)
-		if n.flags != 0 {
-			label += "\\n" + payloadLabel(t, n.pos)
+		label := fmt.Sprintf("@%x\\n%s", n.Pos, n.Type)
+		if n.Flags != 0 {
+			label += "\\n" + payloadLabel(ix, n.Pos)
 		}
-		fmt.Fprintf(w, "  n%x [label=\"%s\"];\n", n.pos, label)
-		if n.depth > 0 {
+		fmt.Fprintf(w, "  n%x [label=\"%s\"];\n", n.Pos, label)
+		if v.parent >= 0 {
 			style := ""
-			if n.crossPage {
+			if v.parent/trie.DefaultPageSize != v.pos/trie.DefaultPageSize {
 				style = ", style=dashed"
 			}
-			fmt.Fprintf(w, "  n%x -> n%x [label=\"%02x\"%s];\n", stack[n.depth-1], n.pos, n.edge, style)
+			fmt.Fprintf(w, "  n%x -> n%x [label=\"%02x\"%s];\n", v.parent, v.pos, v.edge, style)
+		}
+		// Pushed in reverse, so the smallest byte is drawn first.
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			c := n.Children[i]
+			stack = append(stack, visit{parent: n.Pos, edge: c.Transition, pos: c.Pos})
 		}
 	}
 	fmt.Fprintln(w, "}")
 	return nil
 }
 
-// dumpLine is one parsed line of Trie.Dump.
-type dumpLine struct {
-	depth     int
-	edge      byte
-	crossPage bool
-	pos       int64
-	typ       string
-	flags     int
-}
-
-// parseDumpLine parses "[depth] " (deep lines) or two spaces per level,
-// then "xx -> " or "xx => " (not for the root), "@pos TYPE" and an optional
-// " flags=N".
-func parseDumpLine(line string) (dumpLine, error) {
-	var d dumpLine
-	s := line
-	if strings.HasPrefix(s, "[") {
-		end := strings.Index(s, "] ")
-		if end < 0 {
-			return d, fmt.Errorf("unterminated depth")
-		}
-		n, err := strconv.Atoi(s[1:end])
-		if err != nil {
-			return d, err
-		}
-		d.depth = n
-		s = strings.TrimLeft(s[end+2:], " ")
-	} else {
-		t := strings.TrimLeft(s, " ")
-		d.depth = (len(s) - len(t)) / 2
-		s = t
-	}
-	if !strings.HasPrefix(s, "@") {
-		if len(s) < 6 || (s[2:6] != " -> " && s[2:6] != " => ") {
-			return d, fmt.Errorf("no edge")
-		}
-		b, err := strconv.ParseUint(s[:2], 16, 8)
-		if err != nil {
-			return d, err
-		}
-		d.edge, d.crossPage, s = byte(b), s[3] == '=', s[6:]
-	}
-	fields := strings.Fields(strings.TrimPrefix(s, "@"))
-	if len(fields) < 2 {
-		return d, fmt.Errorf("no node")
-	}
-	pos, err := strconv.ParseInt(fields[0], 16, 64)
-	if err != nil {
-		return d, err
-	}
-	d.pos, d.typ = pos, fields[1]
-	if len(fields) > 2 {
-		if f, ok := strings.CutPrefix(fields[2], "flags="); ok {
-			d.flags, _ = strconv.Atoi(f)
-		}
-	}
-	return d, nil
-}
-
 // payloadLabel describes a partition-index payload: hash byte and position.
-func payloadLabel(t *trie.Trie, pos int64) string {
-	flags, b, err := t.Payload(pos)
-	if err != nil {
+func payloadLabel(ix *partitionindex.Index, pos int64) string {
+	p, _, err := ix.Payload(pos)
+	switch {
+	case err != nil:
 		return "payload: " + err.Error()
+	case p.HasHash:
+		return fmt.Sprintf("hash=%02x pos=%d", p.Hash, p.Position)
 	}
-	size := int(flags)
-	prefix := ""
-	if flags >= 8 {
-		if len(b) == 0 {
-			return "payload: truncated"
-		}
-		prefix = fmt.Sprintf("hash=%02x ", b[0])
-		b, size = b[1:], int(flags)-7
-	}
-	if size < 1 || size > 8 || len(b) < size {
-		return fmt.Sprintf("payload flags=%d: truncated", flags)
-	}
-	var u uint64
-	for _, c := range b[:size] {
-		u = u<<8 | uint64(c)
-	}
-	shift := uint(64 - 8*size)
-	return fmt.Sprintf("%spos=%d", prefix, int64(u<<shift)>>shift)
+	return fmt.Sprintf("pos=%d", p.Position)
 }

@@ -39,14 +39,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	lmax := fs.Int("key-len-max", 0, "text/blob: maximum length after the prefix")
 	out := fs.String("out", "-", "output keys.tsv, or - for standard output")
 	positions := fs.String("positions", "any", "any (with outliers) or increasing")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "kind"); err != nil {
+	if err := parseCommand(fs, args, stdout, "kind"); err != nil {
 		return err
 	}
 	if *count < 0 {

@@ -18,9 +18,6 @@ type keySet struct {
 	raw  int64 // total raw key bytes
 }
 
-// maxKeyLen is the longest key the footer's unsigned 16-bit length holds.
-const maxKeyLen = math.MaxUint16
-
 // loadKeys reads a keys.tsv (or .bz2) file, decorates every key with p and
 // checks what the builder would refuse, naming the line: malformed lines,
 // keys out of order or repeated, keys too long, unstorable positions.
@@ -35,8 +32,8 @@ func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, 
 	var arena []byte
 	for kr.Next() {
 		line, raw := kr.Line(), kr.Key()
-		if len(raw) > maxKeyLen {
-			return nil, fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), maxKeyLen)
+		if len(raw) > partitioner.MaxKeyLength {
+			return nil, fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), partitioner.MaxKeyLength)
 		}
 		if kr.Pos() == math.MinInt64 {
 			return nil, fmt.Errorf("%s line %d: position %d is Cassandra's \"not found\" marker and cannot be stored", path, line, kr.Pos())

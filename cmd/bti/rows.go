@@ -72,14 +72,7 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	partsPath := fs.String("partitions", "", "Partitions.db to write as well")
 	part := addPartitionerFlag(fs, false)
 	pathName := fs.String("path", "scratch", "writer path: scratch or reference (same bytes)")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "in", "out"); err != nil {
+	if err := parseCommand(fs, args, stdout, "in", "out"); err != nil {
 		return err
 	}
 	path, err := rowindex.ParsePath(*pathName)
@@ -357,14 +350,8 @@ func runRowsDump(args []string, stdout io.Writer) error {
 	entries := fs.String("entry", "", "entry positions, comma-separated")
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
 	part := addPartitionerFlag(fs, true)
-	rest, err := parseFlags(fs, args, stdout)
+	err := parseCommand(fs, args, stdout, "index")
 	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "index"); err != nil {
 		return err
 	}
 	if (*entries == "") == (*partsPath == "") {

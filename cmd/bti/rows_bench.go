@@ -45,11 +45,7 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	fs.IntVar(&o.cfg.Warmup, "warmup", 0, "warm-up iterations per fork (0: default 5, negative: none)")
 	fs.IntVar(&o.cfg.Measurement, "iterations", 0, "measured iterations per fork (0: default 5)")
 	fs.DurationVar(&o.cfg.IterTime, "time", 0, "duration of one iteration (0: default 200ms)")
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return o, err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseCommand(fs, args, stdout); err != nil {
 		return o, err
 	}
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {
@@ -185,20 +181,7 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "# rows bench: %d benchmarks in %s\n", len(results), time.Since(start).Round(time.Millisecond))
-	prov := jmhstyle.CollectProvenance()
-	prov.Package = "github.com/bti-go/bti/rowindex"
-	switch o.format {
-	case "json":
-		return jmhstyle.WriteJSON(stdout, &prov, results)
-	case "csv":
-		return jmhstyle.WriteCSV(stdout, results)
-	case "benchfmt":
-		return jmhstyle.WriteBenchfmt(stdout, &prov, results)
-	}
-	if err := jmhstyle.WriteText(stdout, results); err != nil {
-		return err
-	}
-	return jmhstyle.WriteProvenance(stdout, prov, results)
+	return writeBenchResults(stdout, o.format, "github.com/bti-go/bti/rowindex", results, "")
 }
 
 // forkRowsBenchmarks is forkBenchmarks for "bti rows bench": the list a

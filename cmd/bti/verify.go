@@ -101,34 +101,11 @@ func verifyIndex(ix *partitionindex.Index, ks *keySet, w io.Writer) (int, error)
 			fmt.Fprintf(w, "bti verify: (further problems counted, not shown)\n")
 		}
 	}
-	if ix.Count() != int64(len(ks.keys)) {
-		report("footer count is %d, %s has %d keys", ix.Count(), ks.name, len(ks.keys))
-	}
-	if err := checkFooterKeys(ix, ks.keys); err != nil {
-		report("footer %v", err)
-	}
-	rd, err := ix.OpenReader()
-	if err != nil {
-		return problems, err
-	}
-	defer rd.Close()
-	for i, k := range ks.keys {
-		pos, ok, err := rd.Get(k)
-		if err != nil {
-			return problems, fmt.Errorf("key %s (%s line %d): %w", shortHex(k.Raw), ks.name, lineOf(i), err)
-		}
-		if !ok || pos != ks.pos[i] {
-			report("%s line %d: key %s: %s, want position %d", ks.name, lineOf(i), shortHex(k.Raw), describeHit(pos, ok), ks.pos[i])
-		}
-	}
-	if err := checkScan(rd, ks.pos, ""); err != nil {
-		if cf, ok := err.(*checkFailed); ok {
-			report("%v", cf)
-		} else {
-			return problems, err
-		}
-	}
-	return problems, nil
+	err := verifyKeys(ix, ks, len(ks.keys), func(msg string) bool {
+		report("%s", msg)
+		return true
+	})
+	return problems, err
 }
 
 // hintOrder adds to an error reading keys.tsv under a given partitioner

@@ -71,10 +71,6 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("%w: %q", ErrKind, s)
 }
 
-// MaxKeyLen is the longest partition key an index can hold (an unsigned
-// 16-bit length in the footer).
-const MaxKeyLen = math.MaxUint16
-
 // ErrTooFew is returned when the key space cannot yield Count distinct keys:
 // Count exceeds Capacity (for example 1000 text keys of length 1, or 2^32+1
 // int32 keys), or the draws ran out of budget.
@@ -136,18 +132,18 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: %v", ErrKind, c.Kind)
 	case c.Partitioner > partitioner.Random:
 		return fmt.Errorf("keygen: unknown partitioner %v", c.Partitioner)
-	case c.PrefixBytes < 0 || c.PrefixBytes > MaxKeyLen:
-		return fmt.Errorf("keygen: prefix of %d bytes, want 0..%d", c.PrefixBytes, MaxKeyLen)
+	case c.PrefixBytes < 0 || c.PrefixBytes > partitioner.MaxKeyLength:
+		return fmt.Errorf("keygen: prefix of %d bytes, want 0..%d", c.PrefixBytes, partitioner.MaxKeyLength)
 	}
 	lo, hi := c.lenRange()
 	if c.Kind == Text || c.Kind == Blob {
 		if lo < 0 || hi < lo {
 			return fmt.Errorf("keygen: bad key length range %d..%d", lo, hi)
 		}
-		if c.PrefixBytes+hi > MaxKeyLen {
-			return fmt.Errorf("keygen: keys of up to %d bytes (prefix %d + %d), at most %d fit", c.PrefixBytes+hi, c.PrefixBytes, hi, MaxKeyLen)
+		if c.PrefixBytes+hi > partitioner.MaxKeyLength {
+			return fmt.Errorf("keygen: keys of up to %d bytes (prefix %d + %d), at most %d fit", c.PrefixBytes+hi, c.PrefixBytes, hi, partitioner.MaxKeyLength)
 		}
-	} else if c.PrefixBytes+c.fixedLen() > MaxKeyLen {
+	} else if c.PrefixBytes+c.fixedLen() > partitioner.MaxKeyLength {
 		return fmt.Errorf("keygen: prefix of %d bytes leaves no room for %v keys", c.PrefixBytes, c.Kind)
 	}
 	if capacity := c.Capacity(); uint64(c.Count) > capacity {

@@ -27,13 +27,13 @@ var library = map[string][]string{
 	"partitioner":         {"bytecomparable"},
 	"trie":                {"internal/invariants"},
 	"partitionindex":      {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
-	"rowindex":            {"bytecomparable", "ring", "trie", "internal/invariants"},
+	"rowindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
 	"tableindex":          {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 }
 
 // tooling lists packages that exist for the command and the tests; no
 // library package may import them.
-var tooling = []string{"cmd/", "internal/golden", "internal/keygen", "internal/keystsv", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
+var tooling = []string{"cmd/", "internal/golden", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
 
 // runtimeDeps are the only external packages a non-test file may import.
 // Everything else go.mod requires (testify, btree, roaring, vellum, …) is

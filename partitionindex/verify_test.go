@@ -1,0 +1,59 @@
+package partitionindex
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// TestVerifyEntries: each kind of disagreement is reported, in order, and
+// an index that matches reports nothing.
+func TestVerifyEntries(t *testing.T) {
+	keys := earlyKeys(6)
+	pos := []int64{0, 10, 20, 30, 40, 50}
+	var buf bytes.Buffer
+	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(k, pos[i]))
+	}
+	_, err := b.Complete()
+	require.NoError(t, err)
+	ix, err := NewIndex(buf.Bytes(), partitioner.ByteOrdered)
+	require.NoError(t, err)
+
+	collect := func(keys []partitioner.Key, pos []int64, stopAfter int) []Mismatch {
+		var got []Mismatch
+		require.NoError(t, ix.VerifyEntries(keys, pos, func(m Mismatch) bool {
+			got = append(got, m)
+			return len(got) < stopAfter
+		}))
+		return got
+	}
+	require.Empty(t, collect(keys, pos, 100))
+
+	wrong := []int64{0, 10, 21, 30, 40, 50}
+	require.Equal(t, []Mismatch{
+		{Kind: MismatchGet, Entry: 2, Got: 20, Found: true, Want: 21},
+		{Kind: MismatchScan, Entry: 2, Got: 20, Want: 21},
+	}, collect(keys, wrong, 100))
+
+	require.Equal(t, []Mismatch{
+		{Kind: MismatchCount, Got: 6, Want: 5},
+		{Kind: MismatchLastKey, GotKey: keys[5].Raw, WantKey: keys[4].Raw},
+		{Kind: MismatchScanLong, Entry: 5, Got: 50, Want: 5},
+	}, collect(keys[:5], pos[:5], 100))
+
+	// A key the index lacks, and a scan that ends early.
+	extra := append(append([]partitioner.Key{}, keys...), partitioner.ByteOrdered.Decorate([]byte("zzz")))
+	got := collect(extra, append(pos, 60), 100)
+	require.Len(t, got, 4)
+	require.Equal(t, MismatchLastKey, got[1].Kind)
+	require.Equal(t, Mismatch{Kind: MismatchGet, Entry: 6, Want: 60}, got[2])
+	require.Equal(t, Mismatch{Kind: MismatchScanShort, Entry: 6, Got: 6, Want: 7}, got[3])
+
+	// report returning false stops at once.
+	require.Len(t, collect(keys[:5], pos[:5], 1), 1)
+}
