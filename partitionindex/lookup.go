@@ -74,22 +74,7 @@ func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err er
 // key reaches, if its hash byte matches the key's (Cassandra's
 // exactCandidate). ok is false when the index certainly lacks the key.
 func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return 0, false, err
-	}
-	node, found, err := r.walker.Exact(enc)
-	if err != nil || !found {
-		return 0, false, fromTrie(err)
-	}
-	hash, hasHash, pos, err := r.payload(node)
-	if err != nil {
-		return 0, false, err
-	}
-	if hasHash && hash != key.HashByte() {
-		return 0, false, nil
-	}
-	return pos, true, nil
+	return r.get(key) // fastpath.go
 }
 
 // Ceiling returns the position of the smallest key >= key. The entry on
@@ -97,6 +82,11 @@ func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
 // skipped if smaller. The next entry beyond is certainly greater and is not
 // checked. With a nil keyAt the first candidate is returned unconfirmed.
 func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
+	if keyAt == nil {
+		if pos, ok, done, err := r.ceilingNoConfirm(key); done { // fastpath.go
+			return pos, ok, err
+		}
+	}
 	enc, err := r.encode(key)
 	if err != nil {
 		return 0, false, err

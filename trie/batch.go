@@ -1,0 +1,83 @@
+package trie
+
+// Probe is one exact lookup of a batch (Walker.ExactBatch). The caller sets
+// Key and Partial; ExactBatch sets the rest.
+type Probe struct {
+	Key     []byte // the key, or with Partial a prefix of it
+	Partial bool   // Key is a prefix: answer as ExactPrefix does
+
+	Node    int64  // as Exact/ExactPrefix return them
+	OK      bool   //
+	More    bool   // Partial only: the walk needs the byte after Key
+	Err     error  //
+	Flags   uint8  // after a hit: the node's payload, as Walker.Payload
+	Payload []byte //
+
+	pos  int64  // the node the walk visits next
+	seg  []byte // its segment bytes (nil when unreadable)
+	k    int    // key bytes consumed
+	done bool
+	hdr  byte // the next node's header, read early (see ExactBatch)
+}
+
+// ExactBatch answers every probe exactly as Exact (or ExactPrefix, for a
+// Partial probe) answers it, but walks the probes together: round by round,
+// each unfinished probe moves one node down and then reads the first byte of
+// the node it will visit next. That read is the prefetch Go lacks: it starts
+// the probe's next cache miss, and since the following probes' steps do not
+// depend on it, the processor overlaps the misses of several walks instead
+// of waiting for each in turn. A walk over a large index is a chain of
+// dependent misses, so this is where the batch's throughput comes from; how
+// many misses overlap is bounded by the processor's reorder window, which a
+// dozen or so probes fill. ExactBatch allocates nothing.
+func (w *Walker) ExactBatch(probes []Probe) {
+	active := 0
+	for i := range probes {
+		p := &probes[i]
+		p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
+		p.pos, p.k, p.done = w.t.root, 0, false
+		p.seg, _ = w.t.src.segment(p.pos)
+		active++
+	}
+	for active > 0 {
+		for i := range probes {
+			p := &probes[i]
+			if p.done {
+				continue
+			}
+			if w.stepProbe(p) {
+				p.done = true
+				active--
+			}
+		}
+	}
+}
+
+// stepProbe moves p one node down (the body of exact's loop) and reports
+// whether its walk is over.
+func (w *Walker) stepProbe(p *Probe) bool {
+	b := eos
+	if p.k < len(p.Key) {
+		b = int(p.Key[p.k])
+	} else if p.Partial {
+		p.More = true
+		return true
+	}
+	next, err := w.exactStep(p.pos, p.seg, b)
+	if err != nil {
+		p.Err = err
+		return true
+	}
+	if next < 0 {
+		if w.flags != 0 {
+			p.Node, p.OK, p.Flags, p.Payload = p.pos, true, w.flags, w.payload
+		}
+		return true
+	}
+	p.pos, p.k = next, p.k+1
+	p.seg, _ = w.t.src.segment(next)
+	if len(p.seg) != 0 {
+		p.hdr = p.seg[0] // start the miss now; the next round decodes the node
+	}
+	return false
+}
