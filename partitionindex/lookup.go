@@ -27,6 +27,7 @@ type Reader struct {
 	endEnc []byte // the encoded end bound of a scan
 	it     Iterator
 	closed bool
+	batch  *batchState // GetBatch's scratch (batch.go)
 }
 
 // KeyAt returns the raw partition key stored at an index position (read from
