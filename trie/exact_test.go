@@ -34,6 +34,38 @@ func refExact(t *Trie, key []byte) (node int64, ok bool, err error) {
 	}
 }
 
+// refCeiling is Ceiling as the general decoder answers it.
+func refCeiling(t *Trie, key []byte) (atKey, greater int64, err error) {
+	w := t.Walker()
+	atKey, greater = -1, none
+	if err := w.nv.load(&t.src, t.root); err != nil {
+		return -1, -1, err
+	}
+	for k := 0; ; k++ {
+		b := keyByte(key, k)
+		i := w.nv.search(b)
+		greater = w.nv.greaterTransition(i, greater)
+		if greater == badPointer {
+			return -1, -1, corrupt(w.nv.pos, reasonBadPointer)
+		}
+		if i < 0 {
+			if (b == eos || w.nv.n == 0) && w.nv.flags != 0 {
+				atKey = w.nv.pos
+			}
+			break
+		}
+		if err := w.descend(w.nv.child(i)); err != nil {
+			return -1, -1, err
+		}
+	}
+	if greater != none {
+		if greater, err = w.goMin(greater); err != nil {
+			return -1, -1, err
+		}
+	}
+	return atKey, greater, nil
+}
+
 // checkExactPaths checks that Exact, its payload and ExactPrefix (cut at
 // every length) agree with refExact and Trie.Payload for key.
 func checkExactPaths(t *testing.T, tr *Trie, key []byte) {
@@ -60,7 +92,10 @@ func checkExactPaths(t *testing.T, tr *Trie, key []byte) {
 			t.Fatalf("ExactPrefix(%x) of %x = %d %v %v, Exact says %d %v %v", key[:j], key, node, ok, err, wantNode, wantOK, wantErr)
 		}
 	}
-	wantAt, wantGreater, wantErr := w.Ceiling(key)
+	wantAt, wantGreater, wantErr := refCeiling(tr, key)
+	if at, greater, err := w.Ceiling(key); at != wantAt || greater != wantGreater || !sameError(err, wantErr) {
+		t.Fatalf("Ceiling(%x) = %d %d %v, the general decoder says %d %d %v", key, at, greater, err, wantAt, wantGreater, wantErr)
+	}
 	for j := 0; j <= len(key); j++ {
 		at, greater, more, err := w.CeilingPrefix(key[:j])
 		if more {

@@ -178,16 +178,7 @@ func (w *Walker) exactStep(pos int64, seg []byte, b int) (int64, error) {
 			break
 		}
 		if i := b - first; i >= 0 && i < n {
-			var d uint64
-			switch t {
-			case dense12:
-				d = read12(seg[3:], i)
-			case dense16:
-				d = uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
-			default:
-				d = uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
-			}
-			if d != 0 { // 0 is a hole: no child for b
+			if d := denseSlot(t, seg, i); d != 0 { // 0 is a hole: no child for b
 				if d > uint64(pos) {
 					return -1, corrupt(pos, reasonBadPointer)
 				}
@@ -200,6 +191,18 @@ func (w *Walker) exactStep(pos int64, seg []byte, b int) (int64, error) {
 		return -1, nil
 	}
 	return w.exactGeneric(pos, b)
+}
+
+// denseSlot reads slot i of a DENSE_12, DENSE_16 or DENSE_24 node whose
+// fixed part the caller has checked to lie in seg.
+func denseSlot(t nodeType, seg []byte, i int) uint64 {
+	switch t {
+	case dense12:
+		return read12(seg[3:], i)
+	case dense16:
+		return uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
+	}
+	return uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
 }
 
 // setStop records the node a walk stopped at without a child for b: a
@@ -251,9 +254,7 @@ func (w *Walker) CeilingPrefix(prefix []byte) (atKey, greater int64, more bool, 
 
 func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
 	atKey, greater = -1, none
-	if err := w.nv.load(&w.t.src, w.t.root); err != nil {
-		return -1, -1, false, err
-	}
+	pos := w.t.root
 	for k := 0; ; k++ {
 		b := eos
 		if k < len(key) {
@@ -261,20 +262,18 @@ func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more b
 		} else if partial {
 			return -1, -1, true, nil
 		}
-		i := w.nv.search(b)
-		greater = w.nv.greaterTransition(i, greater)
-		if greater == badPointer {
-			return -1, -1, false, corrupt(w.nv.pos, reasonBadPointer)
+		seg, _ := w.t.src.segment(pos)
+		next, err := w.ceilingStep(pos, seg, b, &greater)
+		if err != nil {
+			return -1, -1, false, err
 		}
-		if i < 0 {
-			if (b == eos || w.nv.n == 0) && w.nv.flags != 0 {
-				atKey = w.nv.pos
+		if next < 0 {
+			if w.flags != 0 {
+				atKey = pos
 			}
 			break
 		}
-		if err := w.descend(w.nv.child(i)); err != nil {
-			return -1, -1, false, err
-		}
+		pos = next
 	}
 	if greater != none {
 		if greater, err = w.goMin(greater); err != nil {
@@ -282,6 +281,142 @@ func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more b
 		}
 	}
 	return atKey, greater, false, nil
+}
+
+// ceilingStep is exactStep for Ceiling: it also moves *greater to the first
+// child after b's slot when the node has one. Like exactStep it decodes the
+// common node types inline and sends every other type and every irregular
+// case (an invalid pointer among those it reads included) to the general
+// decoder, which gives the answer and error Ceiling always gave.
+func (w *Walker) ceilingStep(pos int64, seg []byte, b int, greater *int64) (int64, error) {
+	if len(seg) == 0 {
+		return -1, corrupt(pos, reasonOutOfRange)
+	}
+	h := seg[0]
+	flags := h & 0xF
+	switch nodeType(h >> 4) {
+	case payloadOnly:
+		w.flags = flags
+		return -1, nil
+	case sparse8:
+		if len(seg) < 2 {
+			break
+		}
+		n := int(seg[1])
+		if len(seg) < 2+2*n {
+			break
+		}
+		t := seg[2 : 2+n]
+		lo, hi, found := 0, n, -1
+		// As nodeView.search. Invariant: slots < lo hold bytes < b, slots
+		// >= hi hold bytes > b.
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			c := int(t[m])
+			if b < c {
+				hi = m
+			} else if b > c {
+				lo = m + 1
+			} else {
+				found = m
+				break
+			}
+		}
+		next := -1
+		if found >= 0 {
+			next = found + 1
+		} else {
+			next = lo
+		}
+		g := int64(-1)
+		if next < n {
+			d := int64(seg[2+n+next])
+			if d == 0 || d > pos {
+				break
+			}
+			g = pos - d
+		}
+		if found >= 0 {
+			d := int64(seg[2+n+found])
+			if d == 0 || d > pos {
+				break
+			}
+			if g >= 0 {
+				*greater = g
+			}
+			return pos - d, nil
+		}
+		if g >= 0 {
+			*greater = g
+		}
+		w.setStop(flags, b, n, nil)
+		return -1, nil
+	case dense12, dense16, dense24:
+		if len(seg) < 3 {
+			break
+		}
+		first, n := int(seg[1]), int(seg[2])+1
+		t := nodeType(h >> 4)
+		var ppos int
+		switch t {
+		case dense12:
+			ppos = 3 + (3*n+1)/2
+		case dense16:
+			ppos = 3 + 2*n
+		default:
+			ppos = 3 + 3*n
+		}
+		if len(seg) < ppos {
+			break
+		}
+		i := b - first
+		var d uint64
+		if i >= 0 && i < n {
+			d = denseSlot(t, seg, i)
+		}
+		// The first child after b's slot: slots from i+1 (from 0 when b
+		// is below the node's range), holes skipped.
+		for j := max(i+1, 0); j < n; j++ {
+			if gd := denseSlot(t, seg, j); gd != 0 {
+				if gd > uint64(pos) {
+					return -1, corrupt(pos, reasonBadPointer)
+				}
+				*greater = pos - int64(gd)
+				break
+			}
+		}
+		if d != 0 {
+			if d > uint64(pos) {
+				return -1, corrupt(pos, reasonBadPointer)
+			}
+			c := pos - int64(d)
+			w.touchBelow(c)
+			return c, nil
+		}
+		w.setStop(flags, b, n, nil)
+		return -1, nil
+	}
+	if err := w.nv.load(&w.t.src, pos); err != nil {
+		return -1, err
+	}
+	i := w.nv.search(b)
+	g := w.nv.greaterTransition(i, *greater)
+	if g == badPointer {
+		return -1, corrupt(pos, reasonBadPointer)
+	}
+	*greater = g
+	if i < 0 {
+		w.setStop(w.nv.flags, b, w.nv.n, nil)
+		return -1, nil
+	}
+	c := w.nv.child(i)
+	if c < 0 {
+		if c == badPointer {
+			return -1, corrupt(pos, reasonBadPointer)
+		}
+		return -1, corrupt(pos, reasonMissingChild)
+	}
+	return c, nil
 }
 
 // Floor finds the candidates for the largest entry <= key (§6.6, Cassandra's
