@@ -17,7 +17,8 @@ import (
 // KEY, so ns/op compares with one-at-a-time Get; batch=1 is that Get loop
 // over the same probes (the baseline of the ratio). threads=T runs T
 // goroutines, each with its own handle and b.N keys; ns/op is the wall time
-// over b.N, as the other lookup benchmarks report it.
+// over b.N, as the other lookup benchmarks report it; threads=1 also
+// reports cpu-ns/op (see BenchmarkLookupMmap).
 func BenchmarkLookupBatch(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		for _, batch := range []int{1, 16, 64} {
@@ -132,7 +133,12 @@ func runBatch(b *testing.B, f *batchBench, batch, threads int) {
 	b.ResetTimer()
 	var wrong int
 	if threads == 1 {
+		// cpu-ns/op as in BenchmarkLookupMmap: the thread's own CPU time.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpu0 := threadCPU(b)
 		wrong = run(readers[0], 0, b.N)
+		b.ReportMetric(float64((threadCPU(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	} else {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
