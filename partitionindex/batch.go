@@ -44,7 +44,8 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 		base := len(dst)
 		n := 0
 		bs.enc = bs.enc[:0]
-		for i, k := range chunk {
+		for i := range chunk {
+			k := &chunk[i] // Keys are 80 bytes: do not copy them
 			dst = append(dst, Result{})
 			if err := r.checkKey(k); err != nil {
 				dst[base+i] = Result{Err: err}
@@ -61,17 +62,17 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 		// Slice the keys out only now: appending may have moved enc.
 		start := 0
 		for j := 0; j < n; j++ {
-			k := chunk[bs.lane[j]]
+			k := &chunk[bs.lane[j]]
 			bs.probes[j] = trie.Probe{Key: bs.enc[start:bs.ends[j]], Partial: k.Partitioner == partitioner.Murmur3}
 			start = bs.ends[j]
 		}
 		r.walker.ExactBatch(bs.probes[:n])
 		for j := 0; j < n; j++ {
 			p := &bs.probes[j]
-			k := chunk[bs.lane[j]]
+			k := &chunk[bs.lane[j]]
 			var res Result
 			if p.More {
-				res.Pos, res.OK, res.Err = r.get(k) // the walk reached the raw key bytes
+				res.Pos, res.OK, res.Err = r.get(*k) // the walk reached the raw key bytes
 			} else {
 				res.Pos, res.OK, res.Err = exactResult(k, p.Node, p.OK, p.Flags, p.Payload, p.Err)
 			}

@@ -27,7 +27,7 @@ func appendTokenPrefix(dst []byte, token int64) []byte {
 }
 
 // checkKey is what encode checks before encoding key.
-func (r *Reader) checkKey(key partitioner.Key) error {
+func (r *Reader) checkKey(key *partitioner.Key) error {
 	if r.closed {
 		return ErrClosed
 	}
@@ -39,7 +39,7 @@ func (r *Reader) checkKey(key partitioner.Key) error {
 
 // get is Get.
 func (r *Reader) get(key partitioner.Key) (int64, bool, error) {
-	if err := r.checkKey(key); err != nil {
+	if err := r.checkKey(&key); err != nil {
 		return 0, false, err
 	}
 	if key.Partitioner == partitioner.Murmur3 {
@@ -47,18 +47,18 @@ func (r *Reader) get(key partitioner.Key) (int64, bool, error) {
 		node, found, more, err := r.walker.ExactPrefix(r.enc)
 		if !more {
 			flags, payload := r.walker.Payload()
-			return exactResult(key, node, found, flags, payload, err)
+			return exactResult(&key, node, found, flags, payload, err)
 		}
 	}
 	r.enc = key.AppendComparable(r.enc[:0])
 	node, found, err := r.walker.Exact(r.enc)
 	flags, payload := r.walker.Payload()
-	return exactResult(key, node, found, flags, payload, err)
+	return exactResult(&key, node, found, flags, payload, err)
 }
 
 // exactResult turns an exact walk's answer into Get's (Cassandra's
 // exactCandidate): the candidate's position if its hash byte matches key's.
-func exactResult(key partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
+func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
 	if err != nil || !found {
 		return 0, false, fromTrie(err)
 	}
@@ -77,7 +77,7 @@ func exactResult(key partitioner.Key, node int64, found bool, flags uint8, paylo
 // false when the walk needs the key bytes; the caller then runs the general
 // path.
 func (r *Reader) ceilingNoConfirm(key partitioner.Key) (pos int64, ok, done bool, err error) {
-	if key.Partitioner != partitioner.Murmur3 || r.checkKey(key) != nil {
+	if key.Partitioner != partitioner.Murmur3 || r.checkKey(&key) != nil {
 		return 0, false, false, nil
 	}
 	r.enc = appendTokenPrefix(r.enc[:0], key.Token)
