@@ -1,8 +1,9 @@
 package trie
 
 // Walker runs point lookups (Exact, Ceiling, Floor, First, Last) on one
-// trie. It holds only a decoded node, never allocates, and is meant to be
-// kept per goroutine: copy it by value or embed it. The zero Walker must be
+// trie (and ExactBatch, many Exacts at once). It holds only a decoded node
+// and where the last walk stopped, never allocates, and is meant to be kept
+// per goroutine: copy it by value or embed it. The zero Walker must be
 // Reset before use.
 type Walker struct {
 	t  *Trie
