@@ -13,11 +13,10 @@ type Probe struct {
 	Flags   uint8  // after a hit: the node's payload, as Walker.Payload
 	Payload []byte //
 
-	pos  int64  // the node the walk visits next
-	seg  []byte // its segment bytes (nil when unreadable)
-	k    int    // key bytes consumed
-	done bool
-	hdr  byte // what prefetch returned (see ExactBatch)
+	pos int64  // the node the walk visits next
+	seg []byte // its segment bytes (nil when unreadable)
+	k   int    // key bytes consumed
+	hdr byte   // what prefetch returned (see ExactBatch)
 }
 
 // ExactBatch answers every probe exactly as Exact (or ExactPrefix, for a
@@ -32,24 +31,37 @@ type Probe struct {
 // in flight; elsewhere it is a load of the header byte, and the processor's
 // reorder window bounds the overlap. ExactBatch allocates nothing.
 func (w *Walker) ExactBatch(probes []Probe) {
-	active := 0
+	for len(probes) > 0 {
+		n := min(len(probes), maxLanes)
+		w.exactLanes(probes[:n])
+		probes = probes[n:]
+	}
+}
+
+// maxLanes bounds the walks ExactBatch interleaves at once (more overlap
+// nothing: the processor tracks only so many misses).
+const maxLanes = 64
+
+// exactLanes walks up to maxLanes probes together. live lists the unfinished
+// ones; a finished probe is swapped out, so a round visits only live lanes.
+func (w *Walker) exactLanes(probes []Probe) {
+	var live [maxLanes]uint8
+	root := w.t.root
+	rootSeg, _ := w.t.src.segment(root)
 	for i := range probes {
 		p := &probes[i]
 		p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
-		p.pos, p.k, p.done = w.t.root, 0, false
-		p.seg, _ = w.t.src.segment(p.pos)
-		active++
+		p.pos, p.seg, p.k = root, rootSeg, 0
+		live[i] = uint8(i)
 	}
-	for active > 0 {
-		for i := range probes {
-			p := &probes[i]
-			if p.done {
+	for n := len(probes); n > 0; {
+		for j := 0; j < n; {
+			if w.stepProbe(&probes[live[j]]) {
+				n--
+				live[j] = live[n]
 				continue
 			}
-			if w.stepProbe(p) {
-				p.done = true
-				active--
-			}
+			j++
 		}
 	}
 }

@@ -185,3 +185,23 @@ func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
 		}
 	}
 }
+
+// More probes than ExactBatch interleaves at once (maxLanes) are walked in
+// several groups; every answer is still the single walk's.
+func TestExactBatchMoreThanMaxLanes(t *testing.T) {
+	d := fileD()
+	tr, err := New(Source{File: d[:0x1E]}, 0x1C)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys [][]byte
+	for a := 0; a < 256; a += 3 {
+		for _, b := range []byte{0x00, 0x10, 0x52, 0xFF} {
+			keys = append(keys, []byte{0x40, byte(a), b}, []byte{byte(a)})
+		}
+	}
+	if len(keys) <= 2*maxLanes {
+		t.Fatalf("only %d keys", len(keys))
+	}
+	checkBatch(t, tr, keys)
+}
