@@ -48,11 +48,7 @@ func BenchmarkLookupHit(b *testing.B)       { runWorkloads(b, "lookup-hit") }
 func BenchmarkLookupMiss(b *testing.B)      { runWorkloads(b, "lookup-miss") }
 func BenchmarkCeiling(b *testing.B)         { runWorkloads(b, "ceiling") }
 func BenchmarkBinarySearchHit(b *testing.B) { runWorkloads(b, "binary-search-hit") }
-
-// When workload.Lookups gains lookup-batch (partitionindex GetBatch), its
-// go test form is one line here:
-//
-//	func BenchmarkLookupBatch(b *testing.B) { runWorkloads(b, "lookup-batch") }
+func BenchmarkLookupBatch(b *testing.B)     { runWorkloads(b, "lookup-batch") }
 
 // subName is the sub-benchmark name of w on threads threads: its
 // parameters and the thread count, key=value, in order.

@@ -41,11 +41,11 @@ func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, 
 	if keyAt == nil {
 		return 0, false, ErrNoKeyAt
 	}
-	enc, err := r.encode(key)
+	c, err := r.keyCandidates(&key, +1)
 	if err != nil {
 		return 0, false, err
 	}
-	return r.confirmed(enc, &key, keyAt, +1)
+	return r.pick(c, nil, &key, keyAt, +1)
 }
 
 // Floor returns the position of the largest key <= key, confirming the entry
@@ -54,11 +54,11 @@ func (r *Reader) Floor(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, er
 	if keyAt == nil {
 		return 0, false, ErrNoKeyAt
 	}
-	enc, err := r.encode(key)
+	c, err := r.keyCandidates(&key, -1)
 	if err != nil {
 		return 0, false, err
 	}
-	return r.confirmed(enc, &key, keyAt, -1)
+	return r.pick(c, nil, &key, keyAt, -1)
 }
 
 // CeilingEncoded is Ceiling for any byte-comparable position: a key's
@@ -72,7 +72,11 @@ func (r *Reader) CeilingEncoded(position []byte, keyAt KeyAt) (pos int64, ok boo
 	if r.closed {
 		return 0, false, ErrClosed
 	}
-	return r.confirmed(position, nil, keyAt, +1)
+	c, err := r.candidates(position, +1)
+	if err != nil {
+		return 0, false, err
+	}
+	return r.pick(c, position, nil, keyAt, +1)
 }
 
 // FloorEncoded is Floor for any byte-comparable position (see
@@ -84,27 +88,23 @@ func (r *Reader) FloorEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool,
 	if r.closed {
 		return 0, false, ErrClosed
 	}
-	return r.confirmed(position, nil, keyAt, -1)
+	c, err := r.candidates(position, -1)
+	if err != nil {
+		return 0, false, err
+	}
+	return r.pick(c, position, nil, keyAt, -1)
 }
 
 // CeilingCandidates returns the unconfirmed candidates for the smallest key
 // >= key (see Candidates). Neither is checked against a real key.
 func (r *Reader) CeilingCandidates(key partitioner.Key) (Candidates, error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return Candidates{}, err
-	}
-	return r.candidates(enc, +1)
+	return r.keyCandidates(&key, +1)
 }
 
 // FloorCandidates returns the unconfirmed candidates for the largest key <=
 // key (see Candidates).
 func (r *Reader) FloorCandidates(key partitioner.Key) (Candidates, error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return Candidates{}, err
-	}
-	return r.candidates(enc, -1)
+	return r.keyCandidates(&key, -1)
 }
 
 // CeilingCandidatesEncoded is CeilingCandidates for any byte-comparable
@@ -125,16 +125,37 @@ func (r *Reader) FloorCandidatesEncoded(position []byte) (Candidates, error) {
 	return r.candidates(position, -1)
 }
 
+// keyCandidates walks toward key: dir is +1 for a ceiling, -1 for a floor.
+// A Murmur3 ceiling walks with the key's token prefix alone whenever that
+// decides the walk (fastpath.go), as Get does; every other walk encodes the
+// whole key into r.enc.
+func (r *Reader) keyCandidates(key *partitioner.Key, dir int) (Candidates, error) {
+	if err := r.checkKey(key); err != nil {
+		return Candidates{}, err
+	}
+	if dir > 0 && key.Partitioner == partitioner.Murmur3 {
+		r.enc = appendTokenPrefix(r.enc[:0], key.Token)
+		onPath, beyond, more, err := r.walker.CeilingPrefix(r.enc)
+		if !more {
+			return r.candidatesAt(onPath, beyond, err)
+		}
+	}
+	r.enc = key.AppendComparable(r.enc[:0])
+	return r.candidates(r.enc, dir)
+}
+
 // candidates walks toward position: dir is +1 for a ceiling, -1 for a
 // floor.
 func (r *Reader) candidates(position []byte, dir int) (Candidates, error) {
-	var onPath, beyond int64
-	var err error
 	if dir > 0 {
-		onPath, beyond, err = r.walker.Ceiling(position)
-	} else {
-		onPath, beyond, err = r.walker.Floor(position)
+		return r.candidatesAt(r.walker.Ceiling(position))
 	}
+	return r.candidatesAt(r.walker.Floor(position))
+}
+
+// candidatesAt reads the positions of the nodes a ceiling or floor walk
+// ended with (-1 for none).
+func (r *Reader) candidatesAt(onPath, beyond int64, err error) (Candidates, error) {
 	if err != nil {
 		return Candidates{}, fromTrie(err)
 	}
@@ -154,18 +175,15 @@ func (r *Reader) candidates(position []byte, dir int) (Candidates, error) {
 	return c, nil
 }
 
-// confirmed picks between the candidates. The stored key must sort at or
-// after position (dir +1) or at or before it (dir -1). Keys are compared by
+// pick chooses between the candidates. The stored key must sort at or
+// after the probe (dir +1) or at or before it (dir -1). Keys are compared by
 // their encodings, so positions that are token bounds work the same way.
 //
-// keyAt may use the handle itself (a Get, a scan), which overwrites the
-// handle's scratch: when position lives there (key != nil), it is encoded
-// again from key, the caller's, after keyAt returns.
-func (r *Reader) confirmed(position []byte, key *partitioner.Key, keyAt KeyAt, dir int) (int64, bool, error) {
-	c, err := r.candidates(position, dir)
-	if err != nil {
-		return 0, false, err
-	}
+// The probe is position, or key when key is not nil: keyAt may use the
+// handle itself (a Get, a scan), which overwrites the handle's scratch, and
+// a key walk may have encoded only a prefix, so a key is encoded after keyAt
+// returns.
+func (r *Reader) pick(c Candidates, position []byte, key *partitioner.Key, keyAt KeyAt, dir int) (int64, bool, error) {
 	if c.HasOnPath {
 		raw, err := keyAt(c.OnPath)
 		if err != nil {

@@ -27,6 +27,7 @@ type Reader struct {
 	it     Iterator
 	check  closeCheck // -tags invariants: reports a Reader dropped unclosed (not last: a zero-size last field is padded)
 	closed bool
+	batch  *batchState // GetBatch's scratch (batch.go)
 }
 
 // KeyAt returns the raw partition key stored at an index position (read from
@@ -48,11 +49,8 @@ func (r *Reader) Close() error {
 func (r *Reader) Index() *Index { return r.ix }
 
 func (r *Reader) encode(key partitioner.Key) ([]byte, error) {
-	if r.closed {
-		return nil, ErrClosed
-	}
-	if key.Partitioner != r.ix.part {
-		return nil, fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
+	if err := r.checkKey(&key); err != nil {
+		return nil, err
 	}
 	r.enc = key.AppendComparable(r.enc[:0])
 	return r.enc, nil
@@ -75,22 +73,7 @@ func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err er
 // key reaches, if its hash byte matches the key's (Cassandra's
 // exactCandidate). ok is false when the index certainly lacks the key.
 func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
-	enc, err := r.encode(key)
-	if err != nil {
-		return 0, false, err
-	}
-	node, found, err := r.walker.Exact(enc)
-	if err != nil || !found {
-		return 0, false, fromTrie(err)
-	}
-	hash, hasHash, pos, err := r.payload(node)
-	if err != nil {
-		return 0, false, err
-	}
-	if hasHash && hash != key.HashByte() {
-		return 0, false, nil
-	}
-	return pos, true, nil
+	return r.get(key) // fastpath.go
 }
 
 // First returns the position of the smallest key.

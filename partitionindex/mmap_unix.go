@@ -30,6 +30,14 @@ func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
+	// Lookups read the index at random: MADV_RANDOM stops each page fault
+	// from reading ahead pages the next lookups are unlikely to want, and
+	// MADV_WILLNEED starts reading the whole index into the page cache in
+	// the background, so a cold index warms at disk bandwidth rather than
+	// one fault per lookup. Both are hints: a kernel that refuses them
+	// reads the same bytes, only later, so their errors are not Open's.
+	_ = unix.Madvise(data, unix.MADV_RANDOM)
+	_ = unix.Madvise(data, unix.MADV_WILLNEED)
 	ix, err := open(data)
 	if err != nil {
 		_ = unix.Munmap(data)

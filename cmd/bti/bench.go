@@ -52,6 +52,8 @@ Benchmarks:
                      distinct probes, cycled)
   lookup-miss        Reader.Get of absent keys (each a present key plus one
                      random byte)
+  lookup-batch       lookup-hit through Reader.GetBatch, 16 keys per call; one op
+                     is one key, so ns/op compares with lookup-hit
   ceiling            Reader.CeilingCandidates of those absent keys: the walk
                      only, without confirming against a data file
   binary-search-hit  baseline: sort.Search over the sorted byte-comparable

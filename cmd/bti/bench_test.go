@@ -78,7 +78,7 @@ func TestBenchJSONOnInput(t *testing.T) {
 		threads = 2 // threads=1 and threads=GOMAXPROCS
 	}
 	assert.Equal(t, map[string]int{"build": 2, "build-cold": 1, "new-builder": 1,
-		"lookup-hit": threads, "lookup-miss": threads, "ceiling": threads, "binary-search-hit": threads}, count)
+		"lookup-hit": threads, "lookup-miss": threads, "lookup-batch": threads, "ceiling": threads, "binary-search-hit": threads}, count)
 }
 
 func TestBenchFormats(t *testing.T) {

@@ -43,7 +43,7 @@ func tempRepo(t *testing.T) string {
 			}
 			return nil
 		}
-		if !(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) && name != "go.mod" && name != "go.sum" {
+		if !((strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || strings.HasSuffix(name, ".s")) && name != "go.mod" && name != "go.sum" {
 			return nil
 		}
 		data, err := os.ReadFile(path)

@@ -66,6 +66,7 @@ func TestSuiteNames(t *testing.T) {
 		"new-builder/keys=1/set=murmur3-uuid/path=scratch",
 		"lookup-hit/keys=1000000/set=murmur3-uuid",
 		"lookup-miss/keys=1000000/set=murmur3-uuid",
+		"lookup-batch/keys=1000000/set=murmur3-uuid",
 		"ceiling/keys=1000000/set=murmur3-uuid",
 		"binary-search-hit/keys=1000000/set=murmur3-uuid",
 	} {

@@ -1,0 +1,161 @@
+//go:build unix
+
+package partitionindex_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+)
+
+// BenchmarkLookupBatchSweep is the lookup-batch sweep: Reader.GetBatch of present keys in
+// random order, batch keys per call, every result checked. One op is one
+// KEY, so ns/op compares with one-at-a-time Get; batch=1 is that Get loop
+// over the same probes (the baseline of the ratio). threads=T runs T
+// goroutines, each with its own handle and b.N keys; ns/op is the wall time
+// over b.N, as the other lookup benchmarks report it; threads=1 also
+// reports cpu-ns/op (see BenchmarkLookupMmap).
+func BenchmarkLookupBatchSweep(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		for _, batch := range []int{1, 16, 64} {
+			for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
+				name := fmt.Sprintf("keys=%d/set=murmur3-uuid/batch=%d/threads=%d", n, batch, threads)
+				b.Run(name, func(b *testing.B) {
+					if n > 100_000 && testing.Short() {
+						b.Skip("a million keys: skipped under -short")
+					}
+					f := batchFixture(b, n)
+					runBatch(b, f, batch, threads)
+				})
+			}
+		}
+	}
+}
+
+type batchBench struct {
+	ix     *partitionindex.Index
+	probes []partitioner.Key // present keys, random order, laid out back to back
+	want   []int64
+}
+
+var batchBenches = map[int]*batchBench{}
+
+func batchFixture(b *testing.B, n int) *batchBench {
+	if f := batchBenches[n]; f != nil {
+		return f
+	}
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 7}
+	entries, err := cfg.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var file bytes.Buffer
+	bld := partitionindex.NewBuilder(&file, partitionindex.Options{Partitioner: partitioner.Murmur3})
+	for _, e := range entries {
+		if err := bld.AddEntry(partitioner.Murmur3.Decorate(e.Key), e.Pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := bld.Complete(); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := partitionindex.NewIndex(file.Bytes(), partitioner.Murmur3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Probe order: a fixed xorshift permutation; keys and their raw bytes
+	// laid out in probe order, so the probes themselves stream from memory
+	// and the benchmark measures the index, not misses on its input.
+	perm := make([]int, len(entries))
+	for i := range perm {
+		perm[i] = i
+	}
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := len(perm) - 1; i > 0; i-- {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		j := int(x % uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	f := &batchBench{ix: ix, probes: make([]partitioner.Key, len(perm)), want: make([]int64, len(perm))}
+	arena := make([]byte, 0, 16*len(perm))
+	for i, j := range perm {
+		start := len(arena)
+		arena = append(arena, entries[j].Key...)
+		f.probes[i] = partitioner.Murmur3.Decorate(arena[start:len(arena):len(arena)])
+		f.want[i] = entries[j].Pos
+	}
+	batchBenches[n] = f
+	return f
+}
+
+func runBatch(b *testing.B, f *batchBench, batch, threads int) {
+	readers := make([]*partitionindex.Reader, threads)
+	for i := range readers {
+		rd, err := f.ix.OpenReader()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rd.Close()
+		readers[i] = rd
+	}
+	run := func(rd *partitionindex.Reader, start, n int) (wrong int) {
+		j := start % len(f.probes)
+		results := make([]partitionindex.Result, 0, batch)
+		for done := 0; done < n; {
+			m := min(batch, n-done, len(f.probes)-j)
+			if batch == 1 {
+				pos, ok, err := rd.Get(f.probes[j])
+				if err != nil || !ok || pos != f.want[j] {
+					wrong++
+				}
+			} else {
+				results = rd.GetBatch(results[:0], f.probes[j:j+m])
+				for i, res := range results {
+					if res.Err != nil || !res.OK || res.Pos != f.want[j+i] {
+						wrong++
+					}
+				}
+			}
+			done += m
+			if j += m; j == len(f.probes) {
+				j = 0
+			}
+		}
+		return wrong
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wrong int
+	if threads == 1 {
+		// cpu-ns/op as in BenchmarkLookupMmap: the thread's own CPU time.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpu0 := threadCPU(b)
+		wrong = run(readers[0], 0, b.N)
+		b.ReportMetric(float64((threadCPU(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	} else {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for t, rd := range readers {
+			wg.Go(func() {
+				w := run(rd, (t+1)*7919, b.N)
+				mu.Lock()
+				wrong += w
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	if wrong > 0 {
+		b.Fatalf("%d lookups of present keys did not find their position", wrong)
+	}
+}

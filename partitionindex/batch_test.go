@@ -1,0 +1,267 @@
+package partitionindex
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// GetBatch must answer every key exactly as Get does, and both must agree
+// with the B-tree model: members found at their positions, whatever the
+// batch size (empty, one lane, a round, more than a round) and key order.
+
+// batchSizes cover an empty batch, partial rounds, exactly one round and
+// several rounds with a ragged end.
+var batchSizes = []int{0, 1, 2, batchWidth - 1, batchWidth, batchWidth + 1, 3*batchWidth + 5, 1000}
+
+// checkBatchAgainstGet runs GetBatch over probes cut into batches of every
+// size in batchSizes and compares each answer with Get's.
+func checkBatchAgainstGet(t *testing.T, rd *Reader, probes []partitioner.Key) {
+	t.Helper()
+	want := make([]Result, len(probes))
+	for i, k := range probes {
+		want[i].Pos, want[i].OK, want[i].Err = rd.Get(k)
+	}
+	for _, size := range batchSizes {
+		// A non-empty dst: results are appended after what is there.
+		got := []Result{{Pos: -42}}
+		if size == 0 {
+			require.Equal(t, got, rd.GetBatch(got, nil), "empty batch")
+			require.Equal(t, got, rd.GetBatch(got, probes[:0]), "empty batch")
+			continue
+		}
+		for i := 0; i < len(probes); i += size {
+			got = rd.GetBatch(got, probes[i:min(i+size, len(probes))])
+		}
+		require.Equal(t, Result{Pos: -42}, got[0], "batch size %d: dst prefix overwritten", size)
+		got = got[1:]
+		require.Len(t, got, len(probes), "batch size %d", size)
+		for i := range probes {
+			if !sameResult(got[i], want[i]) {
+				t.Fatalf("batch size %d, key %d (%x): GetBatch %+v, Get %+v", size, i, probes[i].Raw, got[i], want[i])
+			}
+		}
+	}
+}
+
+func sameResult(a, b Result) bool {
+	if a.Pos != b.Pos || a.OK != b.OK || (a.Err == nil) != (b.Err == nil) {
+		return false
+	}
+	return a.Err == nil || a.Err.Error() == b.Err.Error()
+}
+
+func TestGetBatchMatchesGetAndModel(t *testing.T) {
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, ks := range keySets {
+			t.Run(p.String()+"/"+ks.name, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(11, uint64(len(ks.name))))
+				raws := ks.gen(r, 3000)
+				members, absent := raws[:2000], raws[2000:]
+				file, m := buildModel(t, p, members, r, 0)
+				ix, err := NewIndex(file, p)
+				require.NoError(t, err)
+				rd, err := ix.OpenReader()
+				require.NoError(t, err)
+				defer rd.Close()
+				var probes []partitioner.Key
+				for _, e := range m.sorted() {
+					probes = append(probes, e.key)
+				}
+				nMembers := len(probes)
+				for _, raw := range absent {
+					probes = append(probes, p.Decorate(raw))
+				}
+				order := r.Perm(len(probes))
+				shuffled := make([]partitioner.Key, len(probes))
+				for i, j := range order {
+					shuffled[i] = probes[j]
+				}
+				got := rd.GetBatch(nil, shuffled)
+				for i, j := range order {
+					k := probes[j]
+					e, isMember := m.tree.Get(modelEntry{key: k})
+					switch {
+					case got[i].Err != nil:
+						t.Fatalf("key %x: %v", k.Raw, got[i].Err)
+					case isMember && (!got[i].OK || got[i].Pos != e.pos):
+						t.Fatalf("member %x: GetBatch %+v, model position %d", k.Raw, got[i], e.pos)
+					case !isMember && j < nMembers:
+						t.Fatalf("model lost member %x", k.Raw)
+					}
+				}
+				checkBatchAgainstGet(t, rd, shuffled)
+			})
+		}
+	}
+}
+
+// Two Murmur3 keys whose tokens are equal make the walk run past the token
+// prefix into the key bytes: the batch must then finish those lanes as Get
+// does.
+func TestGetBatchEqualTokens(t *testing.T) {
+	var keys []partitioner.Key
+	for tok := int64(-3); tok <= 3; tok++ {
+		for _, raw := range []string{"a", "ab", "b", "zz"} {
+			k := partitioner.Murmur3.Decorate([]byte(raw))
+			k.Token = tok * 1000 // forced collisions: same token, different keys
+			keys = append(keys, k)
+		}
+	}
+	var file writeBuffer
+	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(k, int64(i)))
+	}
+	_, err := b.Complete()
+	require.NoError(t, err)
+	// The forced tokens are not the keys' hashes, so the footer check that
+	// NewIndex makes (its first key must walk to the first entry) refuses
+	// the file: open it unchecked.
+	ix, err := NewIndexUnchecked(file, partitioner.Murmur3)
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	defer rd.Close()
+	probes := append([]partitioner.Key(nil), keys...)
+	for _, raw := range []string{"a", "c", "abc", ""} {
+		k := partitioner.Murmur3.Decorate([]byte(raw))
+		k.Token = 1000
+		probes = append(probes, k) // equal token, absent or present key
+	}
+	got := rd.GetBatch(nil, probes)
+	for i := range keys {
+		require.Equal(t, Result{Pos: int64(i), OK: true}, got[i], "key %d", i)
+	}
+	checkBatchAgainstGet(t, rd, probes)
+
+	// A Murmur3 ceiling also walks with the token prefix first and runs
+	// past it here: its candidates must be the whole encoding's. (A
+	// confirmed Ceiling cannot run on these keys: KeyAt's raw key decorates
+	// to its real token, not the forced one.)
+	for _, k := range probes {
+		c, err := rd.CeilingCandidates(k)
+		require.NoError(t, err)
+		want, err := rd.CeilingCandidatesEncoded(k.AppendComparable(nil))
+		require.NoError(t, err)
+		require.Equal(t, want, c, "key %x token %d", k.Raw, k.Token)
+	}
+}
+
+// Keys of another partitioner, and a closed handle, give Get's errors, lane
+// by lane, without disturbing the other lanes.
+func TestGetBatchErrors(t *testing.T) {
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 500, Seed: 5}
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	var file writeBuffer
+	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(k, int64(i)))
+	}
+	_, err = b.Complete()
+	require.NoError(t, err)
+	ix, err := NewIndex(file, partitioner.Murmur3)
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	probes := append([]partitioner.Key(nil), keys[:40]...)
+	probes[7] = partitioner.ByteOrdered.Decorate([]byte("other partitioner"))
+	probes[23] = partitioner.Random.Decorate([]byte("another"))
+	got := rd.GetBatch(nil, probes)
+	require.ErrorIs(t, got[7].Err, ErrPartitioner)
+	require.ErrorIs(t, got[23].Err, ErrPartitioner)
+	require.Equal(t, Result{Pos: 8, OK: true}, got[8])
+	checkBatchAgainstGet(t, rd, probes)
+	require.NoError(t, rd.Close())
+	for _, res := range rd.GetBatch(nil, keys[:20]) {
+		require.ErrorIs(t, res.Err, ErrClosed)
+	}
+	checkBatchAgainstGet(t, rd, keys[:20])
+}
+
+// Early-open views read part of the trie from the file and part from the
+// in-memory tail; the batch must read both as Get does.
+func TestGetBatchPartialIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	var raws [][]byte
+	for range 6000 {
+		raws = append(raws, randomBytes(r, 16, 16, nil))
+	}
+	keys := keyset.Decorate(partitioner.Murmur3, raws)
+	var buf bytes.Buffer
+	b := NewBuilder(&buf, Options{PageSize: 256})
+	views := 0
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(k, int64(i)))
+		if (i+1)%1000 != 0 {
+			continue
+		}
+		view, accepted := takeView(t, b)
+		require.True(t, accepted)
+		require.NotEmpty(t, view.Tail)
+		ix, err := view.NewIndex(buf.Bytes())
+		require.NoError(t, err)
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		got := rd.GetBatch(nil, keys[:i])
+		for j := range got {
+			require.Equal(t, Result{Pos: int64(j), OK: true}, got[j], "view after %d keys, key %d", i+1, j)
+		}
+		probes := append([]partitioner.Key(nil), keys...) // the latest keys are not in the view
+		rand.New(rand.NewPCG(uint64(i), 1)).Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
+		checkBatchAgainstGet(t, rd, probes[:700])
+		require.NoError(t, rd.Close())
+		views++
+	}
+	require.Equal(t, 6, views)
+}
+
+// GetBatch allocates nothing once dst has room, for Murmur3 keys (token
+// prefixes only) and, after the first batch has grown the handle's scratch,
+// for keys encoded whole.
+func TestGetBatchAllocatesNothing(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage instrumentation allocate")
+	}
+	for _, cfg := range []keygen.Config{
+		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5_000, Seed: 3},
+		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 5_000, Seed: 4, KeyLenMin: 1, KeyLenMax: 40},
+	} {
+		t.Run(cfg.Partitioner.String(), func(t *testing.T) {
+			keys, err := cfg.Keys()
+			require.NoError(t, err)
+			var file writeBuffer
+			b := NewBuilder(&file, Options{Partitioner: cfg.Partitioner})
+			for i, k := range keys {
+				require.NoError(t, b.AddEntry(k, int64(i)))
+			}
+			_, err = b.Complete()
+			require.NoError(t, err)
+			ix, err := NewIndex(file, cfg.Partitioner)
+			require.NoError(t, err)
+			rd, err := ix.OpenReader()
+			require.NoError(t, err)
+			defer rd.Close()
+			probes := append([]partitioner.Key(nil), keys...)
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
+			probes = append(probes, cfg.Partitioner.Decorate([]byte("absent key")))
+			dst := make([]Result, 0, 100)
+			dst = rd.GetBatch(dst, probes[:100]) // warm the handle's scratch
+			i := 0
+			allocs := testing.AllocsPerRun(200, func() {
+				j := i % (len(probes) - 100)
+				dst = rd.GetBatch(dst[:0], probes[j:j+100])
+				i += 37
+			})
+			require.Zero(t, allocs, "allocations per GetBatch of 100 keys")
+			require.Equal(t, Result{Pos: 0, OK: false}, rd.GetBatch(dst[:0], probes[len(probes)-1:])[0], "absent key")
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package partitionindex
+
+import (
+	"fmt"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/partitioner"
+)
+
+// Lookups encode lazily, as Cassandra's ByteSource does. A Murmur3 key's
+// encoding starts with 40 <8 token bytes> 40, and a walk over a trie of n
+// hashed keys reads about log256(n)+2 bytes of it (5 at a million keys), so
+// the lookup walks with those 10 bytes alone and encodes the escaped key
+// bytes only in the rare case the walk reaches them (two keys whose tokens
+// are equal). The raw key is then never read: no escaping work, and no cache
+// miss on the caller's key bytes.
+
+// tokenPrefixLen is the length of a Murmur3 key's token prefix.
+const tokenPrefixLen = 10
+
+// appendTokenPrefix appends the first tokenPrefixLen bytes of the encoding
+// of a Murmur3 key (bytecomparable.AppendLongTokenKey).
+func appendTokenPrefix(dst []byte, token int64) []byte {
+	dst = append(dst, bytecomparable.NextComponent)
+	dst = bytecomparable.AppendInt64(dst, token)
+	return append(dst, bytecomparable.NextComponent)
+}
+
+// checkKey is what encode checks before encoding key.
+func (r *Reader) checkKey(key *partitioner.Key) error {
+	if r.closed {
+		return ErrClosed
+	}
+	if key.Partitioner != r.ix.part {
+		return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
+	}
+	return nil
+}
+
+// get is Get.
+func (r *Reader) get(key partitioner.Key) (int64, bool, error) {
+	if err := r.checkKey(&key); err != nil {
+		return 0, false, err
+	}
+	if key.Partitioner == partitioner.Murmur3 {
+		r.enc = appendTokenPrefix(r.enc[:0], key.Token)
+		node, found, more, err := r.walker.ExactPrefix(r.enc)
+		if !more {
+			flags, payload := r.walker.Payload()
+			return exactResult(&key, node, found, flags, payload, err)
+		}
+	}
+	r.enc = key.AppendComparable(r.enc[:0])
+	node, found, err := r.walker.Exact(r.enc)
+	flags, payload := r.walker.Payload()
+	return exactResult(&key, node, found, flags, payload, err)
+}
+
+// exactResult turns an exact walk's answer into Get's (Cassandra's
+// exactCandidate): the candidate's position if its hash byte matches key's.
+func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
+	if err != nil || !found {
+		return 0, false, fromTrie(err)
+	}
+	hash, hasHash, pos, ok := decodePayload(flags, payload)
+	if !ok {
+		return 0, false, &CorruptError{Offset: node, Reason: fmt.Sprintf("payload with flags %#x does not fit in the file", flags)}
+	}
+	if hasHash && hash != key.HashByte() {
+		return 0, false, nil
+	}
+	return pos, true, nil
+}

@@ -1,0 +1,207 @@
+package trie
+
+import (
+	"bytes"
+	"testing"
+)
+
+// refExact is Exact as the general decoder answers it (the walk before the
+// inline fast paths): the oracle the fast paths are checked against.
+func refExact(t *Trie, key []byte) (node int64, ok bool, err error) {
+	var nv nodeView
+	if err := nv.load(&t.src, t.root); err != nil {
+		return -1, false, err
+	}
+	for k := 0; ; k++ {
+		b := keyByte(key, k)
+		i := nv.search(b)
+		if i < 0 {
+			if (b == eos || nv.n == 0) && nv.flags != 0 {
+				return nv.pos, true, nil
+			}
+			return -1, false, nil
+		}
+		c := nv.child(i)
+		if c < 0 {
+			if c == badPointer {
+				return -1, false, corrupt(nv.pos, reasonBadPointer)
+			}
+			return -1, false, corrupt(nv.pos, reasonMissingChild)
+		}
+		if err := nv.load(&t.src, c); err != nil {
+			return -1, false, err
+		}
+	}
+}
+
+// refCeiling is Ceiling as the general decoder answers it.
+func refCeiling(t *Trie, key []byte) (atKey, greater int64, err error) {
+	w := t.Walker()
+	atKey, greater = -1, none
+	if err := w.nv.load(&t.src, t.root); err != nil {
+		return -1, -1, err
+	}
+	for k := 0; ; k++ {
+		b := keyByte(key, k)
+		i := w.nv.search(b)
+		greater = w.nv.greaterTransition(i, greater)
+		if greater == badPointer {
+			return -1, -1, corrupt(w.nv.pos, reasonBadPointer)
+		}
+		if i < 0 {
+			if (b == eos || w.nv.n == 0) && w.nv.flags != 0 {
+				atKey = w.nv.pos
+			}
+			break
+		}
+		if err := w.descend(w.nv.child(i)); err != nil {
+			return -1, -1, err
+		}
+	}
+	if greater != none {
+		if greater, err = w.goMin(greater); err != nil {
+			return -1, -1, err
+		}
+	}
+	return atKey, greater, nil
+}
+
+// checkExactPaths checks that Exact, its payload and ExactPrefix (cut at
+// every length) agree with refExact and Trie.Payload for key.
+func checkExactPaths(t *testing.T, tr *Trie, key []byte) {
+	t.Helper()
+	wantNode, wantOK, wantErr := refExact(tr, key)
+	w := tr.Walker()
+	node, ok, err := w.Exact(key)
+	if node != wantNode || ok != wantOK || !sameError(err, wantErr) {
+		t.Fatalf("Exact(%x) = %d %v %v, the general decoder says %d %v %v", key, node, ok, err, wantNode, wantOK, wantErr)
+	}
+	if ok {
+		flags, payload := w.Payload()
+		wantFlags, wantPayload, err := tr.Payload(node)
+		if err != nil || flags != wantFlags || !bytes.Equal(payload, wantPayload) {
+			t.Fatalf("Exact(%x): payload %x/%x, Trie.Payload %x/%x %v", key, flags, payload, wantFlags, wantPayload, err)
+		}
+	}
+	for j := 0; j <= len(key); j++ {
+		node, ok, more, err := w.ExactPrefix(key[:j])
+		if more {
+			continue
+		}
+		if node != wantNode || ok != wantOK || !sameError(err, wantErr) {
+			t.Fatalf("ExactPrefix(%x) of %x = %d %v %v, Exact says %d %v %v", key[:j], key, node, ok, err, wantNode, wantOK, wantErr)
+		}
+	}
+	wantAt, wantGreater, wantErr := refCeiling(tr, key)
+	if at, greater, err := w.Ceiling(key); at != wantAt || greater != wantGreater || !sameError(err, wantErr) {
+		t.Fatalf("Ceiling(%x) = %d %d %v, the general decoder says %d %d %v", key, at, greater, err, wantAt, wantGreater, wantErr)
+	}
+	for j := 0; j <= len(key); j++ {
+		at, greater, more, err := w.CeilingPrefix(key[:j])
+		if more {
+			continue
+		}
+		if at != wantAt || greater != wantGreater || !sameError(err, wantErr) {
+			t.Fatalf("CeilingPrefix(%x) of %x = %d %d %v, Ceiling says %d %d %v", key[:j], key, at, greater, err, wantAt, wantGreater, wantErr)
+		}
+	}
+}
+
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+}
+
+// FuzzExactFastPath: arbitrary bytes, root and key; the inline node decoders
+// of Exact must answer exactly as the general decoder, errors included.
+func FuzzExactFastPath(f *testing.F) {
+	c := fileC()
+	f.Add(c[:0x17], uint32(0x15), bop("ab"), false)
+	d := fileD()
+	f.Add(d[:0x1E], uint32(0x1C), []byte{0x40, 0x52}, true)
+	chain, root := deepChain(30)
+	f.Add(chain, uint32(root), []byte("xxxxxxxx"), false)
+	// SPARSE_8 and DENSE_12/16/24 nodes over leaves.
+	f.Add([]byte{0x01, 0x02, 0x03, 0x52, 0x10, 0x20, 0x03, 0x02}, uint32(4), []byte{0x20}, false)
+	f.Add([]byte{0x01, 0x02, 0xA1, 0x10, 0x01, 0x00, 0x20, 0x10}, uint32(2), []byte{0x11}, true)
+	f.Add([]byte{0x01, 0x02, 0xB1, 0x10, 0x01, 0x00, 0x02, 0x00, 0x00, 0x07}, uint32(2), []byte{0x10}, false)
+	f.Add([]byte{0x01, 0x02, 0xC1, 0x10, 0x01, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00}, uint32(2), []byte{0x10}, false)
+	f.Fuzz(func(t *testing.T, data []byte, root uint32, key []byte, split bool) {
+		src := Source{File: data}
+		if split && len(data) > 1 {
+			cut := int(root>>16) % len(data)
+			src = Source{File: data[:cut], Cutoff: int64(cut), Tail: data[cut:]}
+		}
+		tr, err := New(src, int64(root%(uint32(len(data))+1)))
+		if err != nil {
+			return
+		}
+		checkExactPaths(t, tr, key)
+		// A batch of walks of different lengths that share prefixes, some
+		// partial: each must get its single walk's answer.
+		var keys [][]byte
+		for j := 0; j <= len(key); j += 1 + j/2 {
+			keys = append(keys, key[:j], append(key[j:j:j], key...))
+		}
+		checkBatch(t, tr, keys)
+	})
+}
+
+// checkBatch checks that ExactBatch answers each key, whole and (every other
+// one) as a prefix, exactly as Exact and ExactPrefix do.
+func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
+	t.Helper()
+	w := tr.Walker()
+	probes := make([]Probe, len(keys))
+	for i, k := range keys {
+		probes[i] = Probe{Key: k, Partial: i%2 == 1}
+	}
+	w.ExactBatch(probes)
+	for i, p := range probes {
+		var node int64
+		var ok, more bool
+		var err error
+		if p.Partial {
+			node, ok, more, err = w.ExactPrefix(p.Key)
+		} else {
+			node, ok, err = w.Exact(p.Key)
+		}
+		if more {
+			if !p.More || p.Err != nil {
+				t.Fatalf("probe %d (%x): batch more=%v err=%v, ExactPrefix asks for more", i, p.Key, p.More, p.Err)
+			}
+			continue
+		}
+		if p.More || p.Node != node || p.OK != ok || !sameError(p.Err, err) {
+			t.Fatalf("probe %d (%x, partial %v): batch %d %v more=%v %v, single walk %d %v %v", i, p.Key, p.Partial, p.Node, p.OK, p.More, p.Err, node, ok, err)
+		}
+		if ok {
+			flags, payload := w.Payload()
+			if p.Flags != flags || !bytes.Equal(p.Payload, payload) {
+				t.Fatalf("probe %d (%x): batch payload %x/%x, single walk %x/%x", i, p.Key, p.Flags, p.Payload, flags, payload)
+			}
+		}
+	}
+}
+
+// More probes than ExactBatch interleaves at once (maxLanes) are walked in
+// several groups; every answer is still the single walk's.
+func TestExactBatchMoreThanMaxLanes(t *testing.T) {
+	d := fileD()
+	tr, err := New(Source{File: d[:0x1E]}, 0x1C)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys [][]byte
+	for a := 0; a < 256; a += 3 {
+		for _, b := range []byte{0x00, 0x10, 0x52, 0xFF} {
+			keys = append(keys, []byte{0x40, byte(a), b}, []byte{byte(a)})
+		}
+	}
+	if len(keys) <= 2*maxLanes {
+		t.Fatalf("only %d keys", len(keys))
+	}
+	checkBatch(t, tr, keys)
+}
