@@ -18,22 +18,16 @@ type Child struct {
 }
 
 // Node decodes the node at pos, reusing info's Children memory. Every child
-// position is checked to point strictly backwards.
+// position is checked to point strictly backwards. It is Shape with the
+// audit's details dropped and a bad pointer made an error.
 func (t *Trie) Node(pos int64, info *NodeInfo) error {
-	var nv nodeView
-	if err := nv.load(&t.src, pos); err != nil {
+	s := Shape{Children: info.Children}
+	if err := t.Shape(pos, &s); err != nil {
 		return err
 	}
-	*info = NodeInfo{Pos: pos, Type: nv.typ.String(), Flags: nv.flags, FixedSize: nv.ppos, Children: info.Children[:0]}
-	for i := range nv.n {
-		c := nv.child(i)
-		if c == none {
-			continue // a DENSE hole
-		}
-		if c < 0 {
-			return corrupt(pos, reasonBadPointer)
-		}
-		info.Children = append(info.Children, Child{Transition: byte(nv.transitionByte(i)), Pos: c})
+	if s.BadPointers > 0 {
+		return corrupt(pos, reasonBadPointer)
 	}
+	*info = NodeInfo{Pos: pos, Type: TypeName(s.Type), Flags: s.Flags, FixedSize: s.FixedSize, Children: s.Children}
 	return nil
 }
