@@ -15,11 +15,8 @@ import (
 // are equal). The raw key is then never read: no escaping work, and no cache
 // miss on the caller's key bytes.
 
-// tokenPrefixLen is the length of a Murmur3 key's token prefix.
-const tokenPrefixLen = 10
-
-// appendTokenPrefix appends the first tokenPrefixLen bytes of the encoding
-// of a Murmur3 key (bytecomparable.AppendLongTokenKey).
+// appendTokenPrefix appends the first 10 bytes of the encoding of a Murmur3
+// key (bytecomparable.AppendLongTokenKey): 40, the token, 40.
 func appendTokenPrefix(dst []byte, token int64) []byte {
 	dst = append(dst, bytecomparable.NextComponent)
 	dst = bytecomparable.AppendInt64(dst, token)

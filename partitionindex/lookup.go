@@ -48,14 +48,6 @@ func (r *Reader) Close() error {
 // Index returns the index the handle reads.
 func (r *Reader) Index() *Index { return r.ix }
 
-func (r *Reader) encode(key partitioner.Key) ([]byte, error) {
-	if err := r.checkKey(&key); err != nil {
-		return nil, err
-	}
-	r.enc = key.AppendComparable(r.enc[:0])
-	return r.enc, nil
-}
-
 // payload decodes the position stored at a payload node.
 func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err error) {
 	flags, b, err := r.t.Payload(node)
