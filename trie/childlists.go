@@ -44,6 +44,10 @@ type childLists struct {
 	free   [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
 
+// maxListClass is the class of a 256-ref list, the most children a node
+// has.
+const maxListClass = 9
+
 // chunkRefs is the size of a chunk, a multiple of the largest list.
 const (
 	chunkShift = 12

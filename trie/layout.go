@@ -313,27 +313,39 @@ func (w *Writer) write(i int32) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
-			if c := &w.nodes[r.node()]; c.nkids == 0 {
-				// A leaf, most of what is written: no frame. Its branch is
-				// empty, so it starts where its branch does, and it is
-				// PAYLOAD_ONLY wherever it goes.
-				pos := w.Position()
-				w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
-				if c.hasPayload {
-					w.out = append(w.out, w.payload(c)...)
-				}
-				if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
-					panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
-				}
-				w.release(r.node())
-				w.placeChild(f, pos, 0)
+		n := &w.nodes[f.node]
+		// The list lives in a chunk that never moves, so it stays valid
+		// while children are written and released.
+		refs := w.children(n)
+		descend := int32(-1)
+		for f.child < len(refs) {
+			k := f.child
+			r := refs[k]
+			f.child++
+			if r.written() {
 				continue
 			}
-			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: w.Position()})
+			c := &w.nodes[r.node()]
+			if c.nkids != 0 {
+				descend = r.node()
+				break
+			}
+			// A leaf, most of what is written: no frame. Its branch is
+			// empty, so it starts where its branch does, and it is
+			// PAYLOAD_ONLY wherever it goes. (A leaf at slot 0 leaves
+			// firstBranch at the 0 the frame started with.)
+			pos := w.Position()
+			w.appendLeaf(c)
+			if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
+				panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
+			}
+			w.release(r.node())
+			refs[k] = writtenRef(r.transition(), pos)
+		}
+		if descend >= 0 {
+			w.writeFrames = append(w.writeFrames, writeFrame{node: descend, start: w.Position()})
 			continue
 		}
-		n := &w.nodes[f.node]
 		pos := w.Position()
 		if invariants.Enabled && pos != f.start+int64(n.branchSize) {
 			// Cassandra asserts this: the branch estimate must be exact by now.
@@ -351,6 +363,28 @@ func (w *Writer) write(i int32) int64 {
 		}
 		w.placeChild(&w.writeFrames[len(w.writeFrames)-1], pos, branch)
 	}
+}
+
+// appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and
+// the payload. An inline payload goes as one fixed-size copy into spare
+// capacity, cheaper than a copy of its exact length.
+func (w *Writer) appendLeaf(c *node) {
+	hdr := byte(payloadOnly)<<4 | c.payloadFlags()
+	if !c.hasPayload || c.plen == bigPayload {
+		w.out = append(w.out, hdr)
+		if c.hasPayload {
+			w.out = append(w.out, w.payload(c)...)
+		}
+		return
+	}
+	l := len(w.out)
+	if cap(w.out)-l < 1+len(c.inline) {
+		w.out = slices.Grow(w.out, 1+len(c.inline))
+	}
+	out := w.out[l : l+1+len(c.inline)]
+	out[0] = hdr
+	*(*[len(c.inline)]byte)(out[1:]) = c.inline
+	w.out = w.out[:l+1+int(c.plen)]
 }
 
 // placeChild records in frame f's node that the child just visited (the

@@ -235,18 +235,21 @@ func (w *Writer) children(n *node) []childRef {
 	return w.lists.list(n.list, int(n.nkids))
 }
 
-// addChild appends a child ref to node p's list, moving the list to the
-// next capacity class when it is full.
+// addChild appends a child ref to node p's list, moving the list to a
+// bigger class when it is full: four times the capacity (1, 4, 16, 64,
+// 256 refs), so a node with a few dozen children moves its list twice,
+// not five times.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
 	if n.class == 0 {
 		// A fresh parent, most of them: a one-ref list, nothing to move.
 		n.list, n.class = w.lists.alloc(1), 1
 	} else if int(n.nkids) == 1<<(n.class-1) {
-		off := w.lists.alloc(n.class + 1)
+		class := min(n.class+2, maxListClass)
+		off := w.lists.alloc(class)
 		copy(w.lists.list(off, int(n.nkids)), w.children(n))
 		w.lists.release(n.list, n.class)
-		n.list, n.class = off, n.class+1
+		n.list, n.class = off, class
 	}
 	*w.lists.at(n.list + int32(n.nkids)) = ref
 	n.nkids++
