@@ -37,6 +37,19 @@ func (r *Ring) Commit(b []byte) {
 	}
 }
 
+// Amend replaces Current with b, which holds the same key encoded further:
+// for an encoder that writes the part of a key that decides most
+// comparisons at once and the rest only when a comparison reaches it (the
+// partition index builder does this for Murmur3 keys). b may share
+// Current's memory and may be a reallocation of it; Current must not have
+// been handed to a reader that keeps it (the trie gets a key only once it
+// is Previous). Amend does not rotate.
+func (r *Ring) Amend(b []byte) {
+	if r.n > 0 {
+		r.slots[r.cur] = b
+	}
+}
+
 // Current returns the most recently committed key, or nil if there is none.
 func (r *Ring) Current() []byte {
 	if r.n < 1 {
