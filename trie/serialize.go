@@ -24,7 +24,7 @@ import (
 func (w *Writer) estimateMaxDist(n *node, pos int64) int64 {
 	refs := w.children(n)
 	if !n.outOfPageChildren {
-		return int64(n.branchSize - w.nodes[refs[0].node()].branchSize)
+		return int64(n.branchSize - w.pendingBranch(refs[0]))
 	}
 	var placed, pending int64
 	havePending := false
@@ -34,7 +34,7 @@ func (w *Writer) estimateMaxDist(n *node, pos int64) int64 {
 				placed = d
 			}
 		} else if !havePending {
-			pending = int64(n.branchSize - w.nodes[r.node()].branchSize)
+			pending = int64(n.branchSize - w.pendingBranch(r))
 			havePending = true
 		}
 	}

@@ -105,6 +105,15 @@ func (n *node) payloadFlags() byte {
 // bigPayload in node.plen marks a payload kept in Writer.bigPayloads.
 const bigPayload = 0xFF
 
+// leafSlot holds a pending leaf's bytes as they will be written: the
+// PAYLOAD_ONLY header, then the payload; its leaf ref holds the length.
+// Writing a leaf is one fixed-size copy.
+type leafSlot [16]byte
+
+// maxLeafPayload is the longest payload a leaf slot holds; a key with a
+// longer one ends in a node.
+const maxLeafPayload = len(leafSlot{}) - 1
+
 // Writer builds an on-disk trie incrementally from keys in strictly
 // increasing unsigned byte order, in one pass, laying nodes out in pages
 // exactly as Cassandra's IncrementalDeepTrieWriterPageAware does. Memory is
@@ -133,6 +142,13 @@ type Writer struct {
 	nodes []node  // open and closed nodes, by index; see node
 	free  []int32 // indices of released nodes, reused first
 	lists childLists
+	// Pending leaves (see childRef) and the free slots among them.
+	leaves   []leafSlot
+	leafFree []int32
+	// openLeaf: the previous key ends in a pending leaf, the last child of
+	// the top of the stack (it is open: the next key may extend it, and
+	// promoteLeaf then turns it into a node).
+	openLeaf bool
 	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
@@ -198,6 +214,11 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.nodes = w.nodes[:0]
 	w.free = w.free[:0]
 	w.lists.reset()
+	w.leafFree = w.leafFree[:0]
+	for i := len(w.leaves) - 1; i >= 0; i-- {
+		w.leafFree = append(w.leafFree, int32(i))
+	}
+	w.openLeaf = false
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
 		w.bigFree = append(w.bigFree, int32(i))
@@ -255,6 +276,14 @@ func (w *Writer) addChild(p int32, ref childRef) {
 	n.nkids++
 }
 
+// setNodePayload gives node i the payload of the key that ends there.
+func (w *Writer) setNodePayload(i int32, flags byte, payload []byte) {
+	n := &w.nodes[i]
+	n.hasPayload = true
+	n.flags = flags
+	w.setPayload(n, payload)
+}
+
 // setPayload stores a copy of p for node n, in the node when it fits.
 func (w *Writer) setPayload(n *node, p []byte) {
 	if len(p) <= len(n.inline) {
@@ -300,6 +329,53 @@ func (w *Writer) dropPayload(n *node) {
 		w.bigFree = append(w.bigFree, int32(binary.LittleEndian.Uint32(n.inline[:4])))
 	}
 	n.plen = 0
+}
+
+// newLeaf stores a pending leaf's header and payload in a free slot and
+// returns the slot. len(payload) <= maxLeafPayload.
+func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
+	var i int32
+	if k := len(w.leafFree); k > 0 {
+		i = w.leafFree[k-1]
+		w.leafFree = w.leafFree[:k-1]
+	} else {
+		i = int32(len(w.leaves))
+		w.leaves = append(w.leaves, leafSlot{})
+	}
+	s := &w.leaves[i]
+	s[0] = byte(payloadOnly)<<4 | flags&0xF
+	copy(s[1:], payload)
+	return i
+}
+
+// appendLeafRef writes the pending leaf r and frees its slot: the slot's
+// 16 bytes in one copy into spare capacity, of which r's size count.
+func (w *Writer) appendLeafRef(r childRef) {
+	l := len(w.out)
+	if cap(w.out)-l < len(leafSlot{}) {
+		w.out = slices.Grow(w.out, len(leafSlot{}))
+	}
+	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+	w.out = w.out[:l+int(r.leafSize())]
+	w.leafFree = append(w.leafFree, r.slot())
+}
+
+// promoteLeaf turns the open leaf, which the next key extends, into a node
+// on the stack, in the state the node would have had from the start (open:
+// sizes unknown, C set), holding the leaf's payload.
+func (w *Writer) promoteLeaf() {
+	p := &w.nodes[w.stack[len(w.stack)-1]]
+	at := p.list + int32(p.nkids) - 1
+	r := *w.lists.at(at)
+	child := w.newNode() // may move w.nodes
+	c := &w.nodes[child]
+	slot := &w.leaves[r.slot()]
+	c.hasPayload = true
+	c.flags = slot[0] & 0xF
+	w.setPayload(c, slot[1:r.leafSize()])
+	w.leafFree = append(w.leafFree, r.slot())
+	*w.lists.at(at) = pendingRef(r.transition(), child)
+	w.stack = append(w.stack, child)
 }
 
 // release recycles node i once it is written: nothing reads a written
@@ -366,26 +442,46 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		}
 	}
 
+	if w.openLeaf {
+		// The previous key's leaf closes as it is (nothing to do: its ref
+		// holds all its parent needs), unless this key extends it.
+		w.openLeaf = false
+		if shared == len(w.prevKey) {
+			w.promoteLeaf()
+		}
+	}
 	// Open nodes below the common prefix are finished: close them deepest
 	// first, which may write branches that filled a page.
 	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		if n := &w.nodes[top]; n.nkids != 0 || !w.closeLeaf(n) {
-			w.closeNode(top)
-		}
+		w.closeNode(top)
 	}
 	parent := w.stack[len(w.stack)-1]
-	for _, b := range key[shared:] {
-		child := w.newNode()
-		w.addChild(parent, pendingRef(b, child))
-		w.stack = append(w.stack, child)
-		parent = child
+	suffix := key[shared:]
+	if len(suffix) == 0 {
+		// The empty key, first of all: the root carries its payload.
+		w.setNodePayload(parent, flags, payload)
+	} else {
+		for _, b := range suffix[:len(suffix)-1] {
+			child := w.newNode()
+			w.addChild(parent, pendingRef(b, child))
+			w.stack = append(w.stack, child)
+			parent = child
+		}
+		last := suffix[len(suffix)-1]
+		if size := 1 + len(payload); len(payload) <= maxLeafPayload && int64(size) < w.pageSize {
+			// A leaf (closeLeaf has why a childless node that fits a page
+			// needs nothing else).
+			w.addChild(parent, leafRef(last, w.newLeaf(flags, payload), size))
+			w.openLeaf = true
+		} else {
+			child := w.newNode()
+			w.addChild(parent, pendingRef(last, child))
+			w.stack = append(w.stack, child)
+			w.setNodePayload(child, flags, payload)
+		}
 	}
-	leaf := &w.nodes[parent]
-	leaf.hasPayload = true
-	leaf.flags = flags
-	w.setPayload(leaf, payload)
 
 	w.prevKey = key
 	w.hasPrev = true
