@@ -246,8 +246,53 @@ func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 			})
 		}
 	}
-	slices.SortFunc(w.candidates[start:], compareCandidates)
+	w.sortCandidates(w.candidates[start:])
 	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: candidate{ref: noCandidate}}
+}
+
+// sortCandidates sorts c, which is in ascending transition order, by
+// compareCandidates: by size, equal sizes in transition order. That is a
+// stable sort by size alone, which for the many children of a node high up
+// (a partition index's first levels have 256) is a two-pass radix sort
+// over the low 16 bits of the sizes, far cheaper than comparisons; short
+// lists and sizes beyond 16 bits (never with 4096-byte pages: a pending
+// branch fits a page) take the comparison sort.
+func (w *Writer) sortCandidates(c []candidate) {
+	const radixMin = 32
+	if len(c) < radixMin || !sizesFit16(c) {
+		slices.SortFunc(c, compareCandidates)
+		return
+	}
+	tmp := slices.Grow(w.sortScratch[:0], len(c))[:len(c)]
+	w.sortScratch = tmp
+	radixPass(tmp, c, 0)
+	radixPass(c, tmp, 8)
+}
+
+func sizesFit16(c []candidate) bool {
+	for i := range c {
+		if uint64(c[i].size) >= 1<<16 {
+			return false
+		}
+	}
+	return true
+}
+
+// radixPass moves src into dst ordered by byte (size >> shift) & 0xFF,
+// keeping the order of equal bytes.
+func radixPass(dst, src []candidate, shift uint) {
+	var count [257]int32
+	for i := range src {
+		count[1+int(uint8(src[i].size>>shift))]++
+	}
+	for b := 1; b < len(count); b++ {
+		count[b] += count[b-1]
+	}
+	for i := range src {
+		b := uint8(src[i].size >> shift)
+		dst[count[b]] = src[i]
+		count[b]++
+	}
 }
 
 // insertCandidate puts c back among the top frame's candidates

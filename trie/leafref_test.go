@@ -82,3 +82,22 @@ func TestPendingLeaves(t *testing.T) {
 		})
 	}
 }
+
+// TestSortCandidates: the radix sort orders as compareCandidates does, on
+// lists long and short, with sizes that collide and sizes past 16 bits.
+func TestSortCandidates(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var w Writer
+	for _, n := range []int{0, 1, 5, 31, 32, 33, 100, 256} {
+		for _, maxSize := range []int64{4, 300, 4096, 1 << 16, 1 << 20} {
+			c := make([]candidate, n)
+			for i := range c {
+				c[i] = candidate{size: r.Int63n(maxSize), transition: byte(i * 256 / max(n, 1)), slot: int32(i)}
+			}
+			want := slices.Clone(c)
+			slices.SortFunc(want, compareCandidates)
+			w.sortCandidates(c)
+			require.Equal(t, want, c, "n=%d sizes below %d", n, maxSize)
+		}
+	}
+}

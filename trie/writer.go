@@ -169,6 +169,7 @@ type Writer struct {
 	recalcFrames []recalcFrame
 	layoutFrames []layoutFrame
 	candidates   []candidate
+	sortScratch  []candidate // sortCandidates' second buffer
 	restore      []restoreRef
 	denseSlots   [256]uint64
 
