@@ -227,7 +227,11 @@ func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	}
 	b.hasLast = true
 	b.lastPos = position
-	b.lastHash = key.HashByte()
+	if key.Hashed {
+		b.lastHash = byte(key.Hash2) // HashByte without copying the key
+	} else {
+		b.lastHash = key.HashByte()
+	}
 	b.count++
 	return nil
 }
@@ -261,7 +265,10 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 	equal := 0 // leading bytes of enc known to equal the pending key's
 	switch key.Partitioner {
 	case partitioner.ByteOrdered:
-		enc = b.bytesKeys.AppendKey(b.keys.Scratch(), key.Raw)
+		// Only the head, 40 <escaped key> 40: the key component that
+		// repeats the token never decides a comparison or a cut
+		// (BytesKeyEncoder.AppendHead), and a 4 KiB key is not copied twice.
+		enc = b.bytesKeys.AppendHead(b.keys.Scratch(), key.Raw)
 		equal = b.bytesKeys.Reused()
 	default:
 		enc = key.AppendComparable(b.keys.Scratch())
@@ -274,7 +281,7 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.
-			return b.orderError(b.decodeRaw(prev), key, position)
+			return b.orderError(b.slotRaw(prev, false), key, position)
 		}
 		cut := min(max(diff, b.lastDiff), len(prev))
 		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
@@ -344,10 +351,20 @@ func (b *Builder) decodeRaw(enc []byte) []byte {
 }
 
 // slotRaw returns the raw key of a ring slot: its bytes past the token when
-// the slot holds a token-first Murmur3 key (raw), else decodeRaw's.
+// the slot holds a token-first Murmur3 key (raw), the decoded head of a
+// ByteOrdered key, else decodeRaw's. Like decodeRaw's, the result is valid
+// until the next call.
 func (b *Builder) slotRaw(enc []byte, raw bool) []byte {
-	if raw {
+	switch {
+	case raw:
 		return enc[bytecomparable.LongTokenPrefixLen:]
+	case b.opts.Partitioner == partitioner.ByteOrdered:
+		k, err := bytecomparable.DecodeBytesTokenHead(b.rawBuf[:0], enc)
+		if err != nil {
+			return nil // cannot happen for heads we made
+		}
+		b.rawBuf = k[:0]
+		return k
 	}
 	return b.decodeRaw(enc)
 }
