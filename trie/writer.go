@@ -418,6 +418,22 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 // the shared bytes, so a wrong count corrupts the trie: use Add unless the
 // count comes from a comparison of these very bytes.
 func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
+	if w.openLeaf && shared+1 == len(key) && shared+1 == len(w.prevKey) &&
+		key[shared] > w.prevKey[shared] && len(payload) <= maxLeafPayload &&
+		int64(1+len(payload)) < w.pageSize && len(w.out) < flushThreshold {
+		// The common case, most keys of a partition index: a sibling of
+		// the previous key's leaf, one byte past the shared prefix. That
+		// leaf closes as it is and nothing on the stack changes, so all
+		// there is to do is the new leaf (what the general path below does
+		// in this case, without its loops).
+		if invariants.Enabled {
+			w.checkShared(key, shared)
+		}
+		w.addChild(w.stack[len(w.stack)-1], leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload)))
+		w.prevKey = key
+		w.count++
+		return nil
+	}
 	if w.done {
 		return ErrFinished
 	}
@@ -428,11 +444,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 			return w.orderError(key)
 		}
 		if invariants.Enabled {
-			// Cassandra derives the shared length itself; a caller's count
-			// that is wrong would graft the key onto the wrong branch.
-			if c := commonPrefix(prev, key); c != shared {
-				panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, prev))
-			}
+			w.checkShared(key, shared)
 		}
 	} else {
 		shared = 0
@@ -488,6 +500,16 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	w.hasPrev = true
 	w.count++
 	return nil
+}
+
+// checkShared panics if the previous key does not share exactly shared
+// leading bytes with key (invariants tag): Cassandra derives the shared
+// length itself, and a caller's count that is wrong would graft the key
+// onto the wrong branch.
+func (w *Writer) checkShared(key []byte, shared int) {
+	if c := commonPrefix(w.prevKey, key); c != shared {
+		panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, w.prevKey))
+	}
 }
 
 // orderError describes why key cannot follow the previous key.
