@@ -144,6 +144,20 @@ func TestRowsBench(t *testing.T) {
 	for _, name := range []string{"rows-build", "rows-lookup"} {
 		assert.Equal(t, 2, strings.Count(r.stdout, name), r.stdout)
 	}
+	// benchfmt names are go test's (rowindex's BenchmarkRowsBuild and
+	// BenchmarkRowsLookup run the same rowgen workloads).
+	r = bti("rows", "bench", "--forks", "0", "--blocks", "100", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "benchfmt")
+	requireCode(t, 0, r)
+	for _, name := range []string{
+		"BenchmarkRowsBuild/blocks=100/path=scratch/threads=1", "BenchmarkRowsBuild/blocks=100/path=reference/threads=1",
+		"BenchmarkRowsLookup/blocks=100/by=encoding/threads=1", "BenchmarkRowsLookup/blocks=100/by=value/threads=1",
+	} {
+		assert.Contains(t, r.stdout, name+"-") // then GOMAXPROCS, as go test prints it
+	}
+	r = bti("rows", "bench", "--forks", "0", "--blocks", "100", "--benchmark", "lookup", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "csv")
+	requireCode(t, 0, r)
+	assert.Equal(t, 0, strings.Count(r.stdout, "rows-build"), r.stdout)
+	assert.Equal(t, 2, strings.Count(r.stdout, "rows-lookup"), r.stdout)
 	r = bti("rows", "bench", "--blocks", "1")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "--blocks 1")
