@@ -75,6 +75,11 @@ func TestRowsGetAndErrors(t *testing.T) {
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "partition entry at 0")
 	requireCode(t, 0, bti("rows", "dump", "--index", out, "--entry", fields[1]))
+	r = bti("rows", "dump", "--index", out, "--entry", fields[1], "--nodes")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "  end    offset 5000\n@")         // the nodes follow the blocks
+	assert.Contains(t, r.stdout, "40 -> @")                         // the first separator byte
+	assert.Equal(t, 4, strings.Count(r.stdout, "flags="), r.stdout) // three blocks and the end
 	r = bti("rows", "get", "--index", out, "--entry", strconv.FormatInt(entry, 10), "--types", "int,text", "--reversed", "1",
 		"00000001:61", "00000003:62", "00000003:61", "00000004:", "00000009:")
 	requireCode(t, 1, r)
