@@ -168,7 +168,9 @@ func CheckValue(c Column, i int, v []byte) error {
 //	DESC      the ascending encoding with every byte inverted (ReversedType)
 //
 // Examples from ClusteringComparator's javadoc (OSS50 ends a clustering in
-// 38 where the javadoc, written for LEGACY, shows 40):
+// 38 where the javadoc, written for LEGACY, shows 40; and the javadoc writes
+// the int as its serialized bytes, 0005, where Int32Type's encoding has the
+// sign bit flipped, 80 00 00 05):
 //
 //	("A", 0005) text,int, clustering -> 40 41 00 40 80 00 00 05 38
 //	("A") exclusive start             -> 40 41 00 60

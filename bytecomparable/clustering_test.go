@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -50,6 +51,15 @@ func TestClusteringVectors(t *testing.T) {
 		{"bigint -1", []Column{{Type: BigInt}}, [][]byte{be64(-1)}, Clustering, "40 7F 38"},
 		{"bigint 64", []Column{{Type: BigInt}}, [][]byte{be64(64)}, Clustering, "40 C0 40 38"},
 		{"bigint -65", []Column{{Type: BigInt}}, [][]byte{be64(-65)}, Clustering, "40 3F BF 38"},
+		// The 8- and 9-byte forms, worked through ByteSource's
+		// VariableLengthInteger constructor by hand (its javadoc lists
+		// only values outside int64 for them).
+		{"bigint 2^55-1", []Column{{Type: BigInt}}, [][]byte{be64(1<<55 - 1)}, Clustering, "40 FF 7F FF FF FF FF FF FF 38"},
+		{"bigint 2^55", []Column{{Type: BigInt}}, [][]byte{be64(1 << 55)}, Clustering, "40 FF 80 80 00 00 00 00 00 00 38"},
+		{"bigint max", []Column{{Type: BigInt}}, [][]byte{be64(math.MaxInt64)}, Clustering, "40 FF FF FF FF FF FF FF FF FF 38"},
+		{"bigint min", []Column{{Type: BigInt}}, [][]byte{be64(math.MinInt64)}, Clustering, "40 00 00 00 00 00 00 00 00 00 38"},
+		{"bigint desc 0", []Column{{Type: BigInt, Desc: true}}, [][]byte{be64(0)}, Clustering, "40 7F 38"},
+		{"empty bigint desc, incl end", []Column{{Type: BigInt, Desc: true}, {Type: Int}}, [][]byte{{}}, InclusiveEnd, "41 60"},
 		{"text zeros", []Column{{Type: Text}}, [][]byte{{0, 1}}, Clustering, "40 00 FF 01 00 38"},
 		{"blob desc", []Column{{Type: Blob, Desc: true}}, [][]byte{[]byte("ab")}, Clustering, "40 9E 9D FF 38"},
 		// UUIDType, version 4: version nibble first, then the rest of
@@ -61,6 +71,10 @@ func TestClusteringVectors(t *testing.T) {
 			"40 1d ef 89 ab 01 23 45 67 81 23 45 67 89 ab cd ef 38"},
 		{"timeuuid", []Column{{Type: TimeUUID}}, [][]byte{unhex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
 			"40 1d ef 89 ab 01 23 45 67 01 a3 c5 e7 09 2b 4d 6f 38"},
+		{"timeuuid desc", []Column{{Type: TimeUUID, Desc: true}}, [][]byte{unhex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
+			"40 e2 10 76 54 fe dc ba 98 fe 5c 3a 18 f6 d4 b2 90 38"},
+		{"uuid v4 desc", []Column{{Type: UUID, Desc: true}}, [][]byte{unhex(t, "01234567 89ab 4def 8123 456789abcdef")}, Clustering,
+			"40 bf ed cb a9 87 65 42 10 7e dc ba 98 76 54 32 10 38"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -301,17 +315,26 @@ func TestAppendClusteringAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
-	cols := []Column{{Type: BigInt}, {Type: UUID}, {Type: Text, Desc: true}}
-	values := [][]byte{be64(-5), unhex(t, "0123456789ab1def8123456789abcdef"), []byte("some text\x00here")}
+	// Every type, ASC and DESC, and an empty value.
+	cols := []Column{{Type: BigInt}, {Type: UUID}, {Type: Text, Desc: true}, {Type: Int, Desc: true},
+		{Type: TimeUUID, Desc: true}, {Type: Blob}, {Type: Int}, {Type: UUID, Desc: true}, {Type: BigInt, Desc: true}}
+	values := [][]byte{be64(-5), unhex(t, "0123456789ab1def8123456789abcdef"), []byte("some text\x00here"), be32(7),
+		unhex(t, "0123456789ab1def8123456789abcdef"), {0, 0, 1}, {}, unhex(t, "0123456789ab4def8123456789abcdef"), be64(1 << 40)}
 	slot := make([]byte, 0, 128)
-	allocs := testing.AllocsPerRun(100, func() {
-		var err error
-		slot, err = AppendClustering(slot[:0], cols, values, Clustering)
-		if err != nil {
-			t.Fatal(err)
+	for _, kind := range []PrefixKind{Clustering, InclusiveStart, ExclusiveEnd} {
+		vs := values
+		if kind != Clustering {
+			vs = values[:4]
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("AppendClustering into a warm slot: %v allocs, want 0", allocs)
+		allocs := testing.AllocsPerRun(100, func() {
+			var err error
+			slot, err = AppendClustering(slot[:0], cols, vs, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("AppendClustering of kind %d into a warm slot: %v allocs, want 0", kind, allocs)
+		}
 	}
 }

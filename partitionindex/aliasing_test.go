@@ -3,6 +3,7 @@ package partitionindex
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +36,7 @@ func handleOps(m *model) []handleOp {
 		}
 		return nil
 	}
+	entries, hit := m.sorted(), 0
 	return []handleOp{
 		{"Get", func(rd *Reader, k partitioner.Key, _ []byte) error {
 			pos, ok, err := rd.Get(k)
@@ -81,6 +83,25 @@ func handleOps(m *model) []handleOp {
 				return fmt.Errorf("FloorCandidatesEncoded: %+v %v, want %+v", ce, err, c)
 			}
 			return m.checkCandidates("FloorCandidates", c, k, -1)
+		}},
+		{"GetBatch", func(rd *Reader, k partitioner.Key, _ []byte) error {
+			// The probe, a key of the index, and the probe again: more
+			// than one lane, a hit among them.
+			hit = (hit + 7) % len(entries)
+			keys := []partitioner.Key{k, entries[hit].key, k}
+			res := rd.GetBatch(nil, keys)
+			if len(res) != len(keys) {
+				return fmt.Errorf("GetBatch: %d results for %d keys", len(res), len(keys))
+			}
+			for i, key := range keys {
+				if res[i].Err != nil {
+					return fmt.Errorf("GetBatch key %d: %v", i, res[i].Err)
+				}
+				if e := m.ceiling(key); e != nil && partitioner.Compare(e.key, key) == 0 && (!res[i].OK || res[i].Pos != e.pos) {
+					return fmt.Errorf("GetBatch key %d: got (%d, %v), want %d", i, res[i].Pos, res[i].OK, e.pos)
+				}
+			}
+			return nil
 		}},
 		{"First", func(rd *Reader, _ partitioner.Key, _ []byte) error {
 			pos, ok, err := rd.First()
@@ -161,8 +182,9 @@ func collectPositions(it *Iterator, between func()) ([]int64, error) {
 // TestAliasingInterleaved runs every scan kind over random ranges, and
 // between every two Next calls runs another operation of the same handle
 // (each operation in turn, on random probes); the scan yields exactly what
-// it yields on a handle nothing else touches, and every interleaved
-// operation answers as the model says.
+// it yields on a handle nothing else touches, which is what the model
+// allows (the scan contract), and every interleaved operation answers as
+// the model says.
 func TestAliasingInterleaved(t *testing.T) {
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		for _, ks := range keySets {
@@ -198,6 +220,11 @@ func TestAliasingInterleaved(t *testing.T) {
 						for _, b := range bounds {
 							want, err := collectPositions(kind.start(quiet, b[0], b[1]), nil)
 							require.NoError(t, err)
+							asc := slices.Clone(want)
+							if kind.reverse {
+								slices.Reverse(asc)
+							}
+							require.NoError(t, checkScanAgainstModel(entries, b[0], b[1], asc), "round %d: %s %s on a quiet handle", round, kind.name, boundsName(b))
 							for _, op := range ops {
 								var opErr error
 								got, err := collectPositions(kind.start(busy, b[0], b[1]), func() {
@@ -229,7 +256,8 @@ func boundsName(b [2]*partitioner.Key) string {
 }
 
 // TestAliasingKeyAtReentry: a KeyAt callback that itself uses the same
-// handle (a Get, a scan) does not change the Ceiling or Floor it serves.
+// handle (Get, Floor, GetBatch, CeilingCandidates, a scan) does not change
+// the Ceiling or Floor it serves.
 func TestAliasingKeyAtReentry(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
@@ -246,6 +274,17 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 				return nil, err
 			}
 			if _, _, err := rd.Floor(o, m.keyAt); err != nil {
+				return nil, err
+			}
+			if res := rd.GetBatch(nil, []partitioner.Key{o, other()}); res[0].Err != nil || res[1].Err != nil {
+				return nil, fmt.Errorf("GetBatch: %v %v", res[0].Err, res[1].Err)
+			}
+			if _, err := rd.CeilingCandidates(o); err != nil {
+				return nil, err
+			}
+			it := rd.ScanReverse(nil, &o)
+			it.Next()
+			if err := it.Err(); err != nil {
 				return nil, err
 			}
 			return m.keyAt(pos)

@@ -136,7 +136,7 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 //     against DENSE by size, ties to DENSE): the writer chooses the type
 //     when it serializes the node, from its estimate of the farthest
 //     child's distance, which by then equals the real one (Cassandra
-//     asserts the resulting size; bti-format.md §5.3-5.4);
+//     asserts the resulting size; docs/format.md §4.4, §7.1);
 //   - SPARSE transitions strictly increase; a DENSE node spans exactly its
 //     first to last child (no hole at either end); the unused nibble of a
 //     packed 12-bit area is zero;
@@ -168,7 +168,7 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 // strictly increase in iteration order (which follows from the transitions
 // rule and payloads only at leaves), and each is as long as the builder
 // cuts it: one byte past the longest prefix it shares with either
-// neighbour (bti-format.md §2, the diff-point rule). In an
+// neighbour (docs/format.md §2.5, the diff-point rule). In an
 // early-open view the last entry was cut against a key the view does not
 // hold, so it may only be longer than its predecessor alone requires.
 //

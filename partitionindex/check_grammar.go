@@ -3,7 +3,7 @@ package partitionindex
 import "github.com/bti-go/bti/partitioner"
 
 // The key-encoding rule (RuleEncoding). Every stored prefix is a prefix of
-// a decorated key's byte-comparable encoding (bti-format.md §1), so each
+// a decorated key's byte-comparable encoding (docs/format.md §2.3), so each
 // transition must be a byte that encoding can have there:
 //
 //	Murmur3      40 <8 token bytes> 40 <escaped key> 38

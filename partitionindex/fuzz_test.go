@@ -130,6 +130,7 @@ func FuzzIndexReader(f *testing.F) {
 			if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
 				t.Fatalf("Trie.Dump: %T %v", err, err)
 			}
+			exerciseIndex(t, ix, data, keys)
 			if err := rd.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -138,6 +139,40 @@ func FuzzIndexReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// exerciseIndex runs the Index methods besides the Reader's lookups that
+// read file bytes (what bti dump, verify and check call): Payload at the
+// root, at offsets taken from the input and outside the file, NodeCounts,
+// FooterPartitioners and VerifyEntries with the input's keys. Errors must be
+// corruption (a *VerifyError wraps one).
+func exerciseIndex(t *testing.T, ix *Index, data []byte, raws [][]byte) {
+	t.Helper()
+	offsets := []int64{ix.Root(), ix.FirstKeyPos(), -1, int64(len(data)), 1 << 62}
+	for i := 0; i+8 <= len(data) && len(offsets) < 12; i += 1 + len(data)/6 {
+		offsets = append(offsets, int64(binary.BigEndian.Uint64(data[i:]))%int64(len(data)+2))
+	}
+	for _, off := range offsets {
+		if _, _, err := ix.Payload(off); err != nil && !isCorrupt(err) {
+			t.Fatalf("Payload(%d): %T %v is not a *CorruptError", off, err, err)
+		}
+	}
+	if _, err := ix.NodeCounts(); err != nil && !isCorrupt(err) {
+		t.Fatalf("NodeCounts: %T %v is not a *CorruptError", err, err)
+	}
+	if _, err := FooterPartitioners(ix); err != nil && !isCorrupt(err) {
+		t.Fatalf("FooterPartitioners: %T %v is not a *CorruptError", err, err)
+	}
+	keys := keyset.Decorate(ix.Partitioner(), raws)
+	pos := make([]int64, len(keys))
+	for i := range pos {
+		pos[i] = int64(i)
+	}
+	err := ix.VerifyEntries(keys, pos, func(Mismatch) bool { return true })
+	var ve *VerifyError
+	if err != nil && !(errors.As(err, &ve) && errors.Is(err, ErrCorrupt)) && !isCorrupt(err) {
+		t.Fatalf("VerifyEntries: %T %v is neither a *VerifyError over corruption nor a *CorruptError", err, err)
+	}
 }
 
 func isCorrupt(err error) bool {
@@ -296,22 +331,35 @@ func FuzzPartialIndex(f *testing.F) {
 		in = binary.BigEndian.AppendUint64(in, uint64(view.Root))
 		in = binary.BigEndian.AppendUint64(in, uint64(view.Cutoff))
 		in = binary.BigEndian.AppendUint64(in, uint64(view.Count))
-		f.Add(in, false)
+		// The view's footer keys, as fuzzKeys reads them.
+		keys := append([]byte{byte(len(view.FirstKey))}, view.FirstKey...)
+		keys = append(append(keys, byte(len(view.LastKey))), view.LastKey...)
+		f.Add(in, false, uint8(0), keys)
 	}
-	f.Add(make([]byte, 32), true)
-	f.Add(binary.BigEndian.AppendUint64(make([]byte, 24), 1<<63), false)
-	f.Add(binary.BigEndian.AppendUint64(make([]byte, 16), 1<<63|5), false)
-	f.Fuzz(func(t *testing.T, data []byte, noTail bool) {
+	f.Add(make([]byte, 32), true, uint8(0), []byte(nil))
+	f.Add(binary.BigEndian.AppendUint64(make([]byte, 24), 1<<63), false, uint8(0), []byte(nil))
+	f.Add(binary.BigEndian.AppendUint64(make([]byte, 16), 1<<63|5), false, uint8(0), []byte(nil))
+	f.Add(make([]byte, 32), false, uint8(4), []byte("\x01a\x01b")) // no such partitioner
+	f.Fuzz(func(t *testing.T, data []byte, noTail bool, part uint8, keys []byte) {
 		if len(data) < 32 {
 			return
 		}
 		fields, rest := data[len(data)-32:], data[:len(data)-32]
 		fileLen := binary.BigEndian.Uint64(fields)
+		// part 0 is ByteOrdered (the seeds'), 1..3 are Murmur3,
+		// ByteOrdered and Random, and anything above is no partitioner.
+		p := partitioner.ByteOrdered
+		if part != 0 {
+			p = partitioner.Partitioner(part - 1)
+		}
 		v := PartialIndex{
-			Partitioner: partitioner.ByteOrdered,
+			Partitioner: p,
 			Root:        int64(binary.BigEndian.Uint64(fields[8:])),
 			Cutoff:      int64(binary.BigEndian.Uint64(fields[16:])),
 			Count:       int64(binary.BigEndian.Uint64(fields[24:])),
+		}
+		if ks := fuzzKeys(keys); len(ks) > 0 {
+			v.FirstKey, v.LastKey = ks[0], ks[len(ks)-1]
 		}
 		file := rest
 		if !noTail && fileLen <= uint64(len(rest)) {
@@ -319,18 +367,28 @@ func FuzzPartialIndex(f *testing.F) {
 		}
 		ix, err := v.NewIndex(file)
 		if err != nil {
+			// A view that is impossible on several counts may be
+			// refused for any of them.
+			if p.ClassName() == "" && errors.Is(err, ErrPartitioner) {
+				return
+			}
 			if !isCorrupt(err) && !isMismatch(err) {
 				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
 			}
 			return
 		}
+		if p.ClassName() == "" {
+			t.Fatalf("NewIndex accepted partitioner %d", part)
+		}
 		rd, err := ix.OpenReader()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := exerciseReader(rd, v.Partitioner, [][]byte{nil, {0}, {'a'}, {0xff, 0xff}}, len(data)+1); err != nil {
+		probes := [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}
+		if err := exerciseReader(rd, v.Partitioner, probes, len(data)+1); err != nil {
 			t.Fatal(err)
 		}
+		exerciseIndex(t, ix, data, probes)
 		if err := ix.WriteAnnotated(io.Discard); err == nil {
 			t.Fatal("WriteAnnotated of an early-open view must refuse")
 		}

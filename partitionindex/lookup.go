@@ -227,10 +227,11 @@ func (it *Iterator) reset(start, end []byte) {
 	}
 	if end == nil && start != nil {
 		// Cassandra's reverse iterator without an end bound skips the
-		// entry on start's path when it would be the first result (trie
-		// pitfall 25). That entry can only be the largest one, when start
-		// walks down to it: then it is the whole answer, since everything
-		// else is a prefix of start passed over by it or below start.
+		// entry on start's path when it would be the first result
+		// (docs/format.md §9.5, Q16). That entry can only be the largest
+		// one, when start walks down to it: then it is the whole answer,
+		// since everything else is a prefix of start passed over by it or
+		// below start.
 		last, err := r.walker.Last()
 		if err != nil {
 			it.err = fromTrie(err)

@@ -31,10 +31,13 @@ type PartialIndex struct {
 // NewIndex opens the view over file, the bytes of the Partitions.db file as
 // written so far (for example a memory map of it, or the sink's buffer). It
 // must hold every byte the view was taken over; bytes at or past Cutoff are
-// ignored. A view whose fields cannot describe the file (a negative cutoff
-// or count, a root outside both parts) is
-// refused with a *CorruptError. (The file may end before Cutoff, which is
-// the written position rounded up to a page.)
+// ignored. (The file may end before Cutoff, which is the written position
+// rounded up to a page.) It never panics, whatever the fields hold: a view
+// whose fields cannot describe the file (a negative cutoff or count, a root
+// outside both parts) is refused with a *CorruptError, an unknown
+// Partitioner with ErrPartitioner, and FirstKey and LastKey that do not
+// resolve to the view's first and last entries under Partitioner with a
+// *PartitionerMismatchError, as NewIndex does for a complete file.
 func (p *PartialIndex) NewIndex(file []byte) (*Index, error) {
 	switch {
 	case p.Cutoff < 0:

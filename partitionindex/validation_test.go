@@ -370,8 +370,11 @@ func probeNoPanic(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.
 	require.NoError(t, exerciseReader(rd, p, keys, len(data)+1))
 }
 
-// exerciseReader runs Get, Ceiling, Floor (and their candidates), First, Last, Scan and ScanReverse
-// on keys and returns the first error that is not corruption, or an error
+// exerciseReader runs every lookup of a Reader on keys: Get, GetBatch,
+// Ceiling, Floor and their candidates, each also in its Encoded form (on the
+// key's encoding and on the raw bytes taken as an arbitrary byte-comparable
+// position), First, Last, and the four scans between keys and between raw
+// positions. It returns the first error that is not corruption, or an error
 // if an iteration yields more than limit entries.
 func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit int) error {
 	check := func(what string, err error) error {
@@ -380,8 +383,10 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 		}
 		return fmt.Errorf("%s: unexpected error %T %v", what, err, err)
 	}
-	for _, raw := range keys {
+	decorated := make([]partitioner.Key, len(keys))
+	for i, raw := range keys {
 		k := p.Decorate(raw)
+		decorated[i] = k
 		_, _, err := rd.Get(k)
 		if err := check("Get", err); err != nil {
 			return err
@@ -404,6 +409,29 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 		if err := check("Floor", err); err != nil {
 			return err
 		}
+		for _, pos := range [][]byte{k.AppendComparable(nil), raw} {
+			_, _, err = rd.CeilingEncoded(pos, keyAt)
+			if err := check("CeilingEncoded", err); err != nil {
+				return err
+			}
+			_, _, err = rd.FloorEncoded(pos, keyAt)
+			if err := check("FloorEncoded", err); err != nil {
+				return err
+			}
+			_, err = rd.CeilingCandidatesEncoded(pos)
+			if err := check("CeilingCandidatesEncoded", err); err != nil {
+				return err
+			}
+			_, err = rd.FloorCandidatesEncoded(pos)
+			if err := check("FloorCandidatesEncoded", err); err != nil {
+				return err
+			}
+		}
+	}
+	for i, res := range rd.GetBatch(nil, decorated) {
+		if err := check(fmt.Sprintf("GetBatch key %d", i), res.Err); err != nil {
+			return err
+		}
 	}
 	_, _, err := rd.First()
 	if err := check("First", err); err != nil {
@@ -413,7 +441,16 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 	if err := check("Last", err); err != nil {
 		return err
 	}
+	drain := func(what string, it *Iterator) error {
+		for n := 0; it.Next(); n++ {
+			if n > limit {
+				return fmt.Errorf("%s yields more than %d entries", what, limit)
+			}
+		}
+		return check(what, it.Err())
+	}
 	var start, end *partitioner.Key
+	var startRaw, endRaw []byte
 	for i := range 3 {
 		if i == 1 && len(keys) > 3 {
 			a, b := p.Decorate(keys[3]), p.Decorate(keys[len(keys)-1])
@@ -421,27 +458,27 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 				a, b = b, a
 			}
 			start, end = &a, &b
+			// Raw bytes as positions, in whatever order they come:
+			// inverted bounds are an empty range.
+			startRaw, endRaw = keys[3], keys[len(keys)-1]
 		}
 		if i == 2 {
 			start, end = end, nil
+			startRaw, endRaw = endRaw, nil
 		}
-		it := rd.Scan(start, end)
-		n := 0
-		for ; it.Next(); n++ {
-			if n > limit {
-				return fmt.Errorf("Scan yields more than %d entries", limit)
-			}
-		}
-		if err := check("Scan", it.Err()); err != nil {
+		if err := drain("Scan", rd.Scan(start, end)); err != nil {
 			return err
 		}
-		rit := rd.ScanReverse(start, end)
-		for n = 0; rit.Next(); n++ {
-			if n > limit {
-				return fmt.Errorf("ScanReverse yields more than %d entries", limit)
-			}
+		if err := drain("ScanReverse", rd.ScanReverse(start, end)); err != nil {
+			return err
 		}
-		if err := check("ScanReverse", rit.Err()); err != nil {
+		if i == 0 {
+			continue // unbounded: the Encoded forms walk what Scan did
+		}
+		if err := drain("ScanEncoded", rd.ScanEncoded(startRaw, endRaw)); err != nil {
+			return err
+		}
+		if err := drain("ScanReverseEncoded", rd.ScanReverseEncoded(startRaw, endRaw)); err != nil {
 			return err
 		}
 	}

@@ -66,6 +66,31 @@ func TestAllocsWarmAdd(t *testing.T) {
 	}
 }
 
+// TestAllocsWarmPartition: a whole partition on a warm Writer, its blocks,
+// the trie's completion and the entry, allocates nothing, wherever in the
+// file (and so in its pages) it starts.
+func TestAllocsWarmPartition(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	cols, blocks := wideBlocks(3000)
+	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})
+	partition := func() {
+		for _, b := range blocks {
+			if err := w.Add(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.FinishPartition([]byte("k"), 0, 1<<40, rowindex.Live); err != nil {
+			t.Fatal(err)
+		}
+	}
+	partition() // warm-up
+	if allocs := testing.AllocsPerRun(20, partition); allocs != 0 {
+		t.Errorf("warm partition of %d blocks: %v allocs, want 0", len(blocks), allocs)
+	}
+}
+
 func TestAllocsLookup(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")

@@ -1,70 +1,70 @@
 package rowindex_test
 
 import (
-	"io"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
-	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/rowgen"
-	"github.com/bti-go/bti/rowindex"
+	"github.com/bti-go/bti/jmhstyle"
 )
 
-// BenchmarkBuildPartition builds the row index of one partition of
-// 10,000 index blocks ((bigint, text) clusterings under a 72-byte shared
-// prefix), entry included; one op is one whole partition.
-func BenchmarkBuildPartition(b *testing.B) {
-	cols, blocks := wideBlocks(10000)
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
-		b.Run("blocks=10000/path="+path.String(), func(b *testing.B) {
-			w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols, Path: path})
-			b.ReportAllocs()
-			size := int64(0)
-			for b.Loop() {
-				start := w.Position()
-				for _, bl := range blocks {
-					if err := w.Add(bl); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if _, err := w.FinishPartition([]byte("key"), 0, 1<<40, rowindex.Live); err != nil {
-					b.Fatal(err)
-				}
-				size = w.Position() - start
+// benchBlocks is the partition size of the benchmarks.
+const benchBlocks = 10000
+
+// BenchmarkRowsBuild builds the row index of one partition of 10,000 index
+// blocks ((bigint, text) clusterings under a 72-byte shared prefix, every
+// 7th block with an open deletion) on each path; one op is one block, the
+// completion and entry amortised (rowgen.Benchmarks), as in bti rows bench.
+func BenchmarkRowsBuild(b *testing.B) { runRowsBenchmarks(b, rowgen.BuildName) }
+
+// BenchmarkRowsLookup finds the block of a clustering in that partition's
+// row index: by its encoding (SeparatorFloor) and by value (encode, then
+// floor); one op is one lookup.
+func BenchmarkRowsLookup(b *testing.B) { runRowsBenchmarks(b, rowgen.LookupName) }
+
+func runRowsBenchmarks(b *testing.B, name string) {
+	var bad atomic.Int64
+	found := false
+	for _, bm := range rowgen.Benchmarks(benchBlocks, &bad) {
+		if bm.Name != name {
+			continue
+		}
+		found = true
+		var parts []string
+		for _, p := range bm.Params {
+			parts = append(parts, p.Key+"="+p.Value)
+		}
+		b.Run(strings.Join(append(parts, "threads=1"), "/"), func(b *testing.B) {
+			// The suites must stay comparable: the name is bti rows bench's.
+			if want := jmhstyle.BenchName(bm.Name, bm.Params, 1); b.Name() != want {
+				b.Fatalf("benchmark named %s, but bti rows bench names this workload %s", b.Name(), want)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(blocks)), "ns/block")
-			b.ReportMetric(float64(size)/float64(len(blocks)), "B/block")
+			op, teardown, err := bm.Setup()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if teardown != nil {
+				b.Cleanup(teardown)
+			}
+			before := bad.Load()
+			b.ReportAllocs()
+			b.ResetTimer()
+			op(b.N)
+			b.StopTimer()
+			if n := bad.Load() - before; n > 0 {
+				b.Fatalf("%d operations failed", n)
+			}
+			for _, p := range bm.Info() {
+				if p.Key == "index-bytes" {
+					size, _ := strconv.ParseFloat(p.Value, 64)
+					b.ReportMetric(size/benchBlocks, "B/block")
+				}
+			}
 		})
 	}
-}
-
-// BenchmarkLookup finds the block of a clustering in a 10,000-block row
-// index: by its encoding (SeparatorFloor) and by value (encode + floor).
-func BenchmarkLookup(b *testing.B) {
-	cols, blocks, p := widePartition(b, 10000, "key")
-	r := p.NewReader()
-	keys := make([][]byte, len(blocks))
-	for i, bl := range blocks {
-		keys[i], _ = bytecomparable.AppendClustering(nil, cols, bl.Last, bytecomparable.Clustering)
+	if !found {
+		b.Fatalf("rowgen has no benchmark %q", name)
 	}
-	order := rowgen.LookupOrder(len(blocks))
-	b.Run("blocks=10000/by=encoding", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, _, err := r.SeparatorFloor(keys[order[i&4095]]); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("blocks=10000/by=value", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, _, err := r.Floor(blocks[order[i&4095]].Last, bytecomparable.Clustering); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
 }

@@ -5,11 +5,13 @@
 // A wide partition's rows are cut into index blocks of about 16 KiB of
 // Data.db. Its row index is a trie (the trie package's format, 4 KiB pages
 // aligned to the file) that maps, for each block, a separator key to the
-// block's offset: the shortest byte string s with prevMax < s <= first,
-// where first is the block's first clustering and prevMax the previous
-// block's last, both as byte-comparable encodings
-// (bytecomparable.AppendClustering). The first block's separator is the
-// empty key. One more key, the last clustering "nudged" (its byte at the
+// block's offset: a byte string s of the shortest length with
+// prevMax < s <= first, where first is the block's first clustering and
+// prevMax the previous block's last, both as byte-comparable encodings
+// (bytecomparable.AppendClustering). Of the strings of that length
+// Cassandra (ByteComparable.separatorGt) takes their common prefix and
+// prevMax's next byte plus one, not first's next byte: 30 38 and 51 38
+// give 31, not 51. The first block's separator is the empty key. One more key, the last clustering "nudged" (its byte at the
 // length of the last separator's common prefix with it plus one), carries
 // the partition's end, so that keys past every row are answered at once.
 // The block containing a clustering c is then the floor of c in the trie
@@ -78,5 +80,9 @@
 // is bounds-checked as it is read (the trie package), so no bytes make it
 // panic or loop. Readers are per goroutine and allocate nothing per lookup.
 // Walk is the structural check of a whole Rows.db given its entry
-// positions (the non-negative values of its Partitions.db).
+// positions (the non-negative values of its Partitions.db); Check goes on
+// past a problem, reports each under its rule, and compares every trie
+// byte for byte with the writer's layout of the same separators and
+// payloads at the same position (bti check --rows, with the partition
+// index cross-check of tableindex.CheckRows).
 package rowindex

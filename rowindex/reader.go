@@ -2,6 +2,7 @@ package rowindex
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 
@@ -56,6 +57,16 @@ func openTrie(src trie.Source, e Entry, cols []bytecomparable.Column) (*Partitio
 		return nil, &CorruptError{Offset: e.Root, Reason: "row index trie is empty"}
 	}
 	return &Partition{Entry: e, cols: cols, t: t, endNode: end}, nil
+}
+
+// Dump writes every node of the partition's trie, depth first with
+// children in byte order, one line each (trie.Trie.Dump): the separators
+// are the transition bytes on the way to each payload node.
+func (p *Partition) Dump(w io.Writer) error {
+	if err := p.t.Dump(w); err != nil {
+		return wrapTrie(err, p.t.Root())
+	}
+	return nil
 }
 
 // wrapTrie turns a trie corruption into a CorruptError of this package.
@@ -278,29 +289,10 @@ func Walk(data []byte, positions []int64, visit func(e Entry, blocks []IndexInfo
 		if pos < prevEnd {
 			return &CorruptError{Offset: pos, Reason: "entry overlaps the previous one, which ends at " + strconv.FormatInt(prevEnd, 10)}
 		}
-		e, err := ReadEntry(data, pos)
+		e, _, bl, err := walkEntry(data, pos, prevEnd, blocks[:0])
+		blocks = bl
 		if err != nil {
 			return err
-		}
-		if e.Root < prevEnd {
-			return &CorruptError{Offset: pos, Reason: "root " + strconv.FormatInt(e.Root, 10) + " lies in the previous partition's part of the file"}
-		}
-		if e.Blocks < 2 {
-			return &CorruptError{Offset: pos, Reason: "indexed partition with " + strconv.Itoa(e.Blocks) + " blocks (the writer indexes only 2 or more)"}
-		}
-		// Only this partition's part of the file is readable (a Source
-		// whose only segment is the window between the two entries), so a
-		// pointer into another partition's trie is caught as out of range.
-		window := trie.Source{Cutoff: prevEnd, Tail: data[prevEnd:e.Position:e.Position]}
-		p, err := openTrie(window, e, nil)
-		if err != nil {
-			return err
-		}
-		if blocks, err = p.blocks(blocks[:0], prevEnd); err != nil {
-			return err
-		}
-		if len(blocks) != e.Blocks+1 {
-			return &CorruptError{Offset: pos, Reason: "entry says " + strconv.Itoa(e.Blocks) + " blocks, its trie holds " + strconv.Itoa(len(blocks)-1) + " and the end"}
 		}
 		if err := visit(e, blocks); err != nil {
 			return err
@@ -308,6 +300,37 @@ func Walk(data []byte, positions []int64, visit func(e Entry, blocks []IndexInfo
 		prevEnd = e.End
 	}
 	return nil
+}
+
+// walkEntry reads the entry at pos, whose trie lies at or after prevEnd
+// (the end of the previous entry), opens the trie over that window alone
+// and lists its blocks into dst, checking what Walk documents.
+func walkEntry(data []byte, pos, prevEnd int64, dst []IndexInfo) (Entry, *Partition, []IndexInfo, error) {
+	e, err := ReadEntry(data, pos)
+	if err != nil {
+		return e, nil, dst, err
+	}
+	if e.Root < prevEnd {
+		return e, nil, dst, &CorruptError{Offset: pos, Reason: "root " + strconv.FormatInt(e.Root, 10) + " lies in the previous partition's part of the file"}
+	}
+	if e.Blocks < 2 {
+		return e, nil, dst, &CorruptError{Offset: pos, Reason: "indexed partition with " + strconv.Itoa(e.Blocks) + " blocks (the writer indexes only 2 or more)"}
+	}
+	// Only this partition's part of the file is readable (a Source whose
+	// only segment is the window between the two entries), so a pointer
+	// into another partition's trie is caught as out of range.
+	window := trie.Source{Cutoff: prevEnd, Tail: data[prevEnd:e.Position:e.Position]}
+	p, err := openTrie(window, e, nil)
+	if err != nil {
+		return e, nil, dst, err
+	}
+	if dst, err = p.blocks(dst, prevEnd); err != nil {
+		return e, p, dst, err
+	}
+	if len(dst) != e.Blocks+1 {
+		return e, p, dst, &CorruptError{Offset: pos, Reason: "entry says " + strconv.Itoa(e.Blocks) + " blocks, its trie holds " + strconv.Itoa(len(dst)-1) + " and the end"}
+	}
+	return e, p, dst, nil
 }
 
 // blocks lists p's entries in order and checks them (see Walk).

@@ -91,8 +91,9 @@ const flushThreshold = 64 << 10
 // Writer writes a Rows.db file: for each partition, Add its index blocks in
 // clustering order, then FinishPartition (or Complete and AppendEntry, then
 // Reset). Like Cassandra's RowIndexWriter it stores, per block, the
-// shortest separator s with prevMax < s <= first (the empty key for the
-// first block), with the block's offset and open deletion as payload, and
+// separator s with prevMax < s <= first that separatorGt makes (the common
+// prefix and prevMax's next byte plus one; the empty key for the first
+// block), with the block's offset and open deletion as payload, and
 // at Complete one more key just above the last block's last clustering
 // carrying the partition's end position. The trie of each partition is
 // laid out in 4 KiB pages aligned to the file, right after the previous

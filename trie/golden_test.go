@@ -86,6 +86,11 @@ func TestGoldenRead(t *testing.T) {
 					}
 				}
 				assert.Equal(t, uint64(tr.Root()/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
+				// Cassandra's layout keeps the promises checkPageLayout
+				// checks of ours. A partition index payload is the hash
+				// byte and flags-7 position bytes.
+				lay := checkPageLayout(t, tr, DefaultPageSize, func(f uint8) int { return int(f) - 6 })
+				assert.Zero(t, lay.split, "branches smaller than a page that span pages")
 			}
 			var buf bytes.Buffer
 			require.NoError(t, tr.Dump(&buf))

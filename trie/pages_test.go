@@ -13,10 +13,14 @@ import (
 	"github.com/bti-go/bti/internal/keyset"
 )
 
-// The page-aware layout's promise, checked on every lookup path: the pages a
-// lookup reads, counted as a set, agree with Stats' count of page changes
-// (so no lookup returns to a page it left), and every page is read by some
-// lookup.
+// The page-aware layout's promises on the writer's own output: every branch
+// smaller than a page lies in one page, padding is zeros up to a page
+// boundary and nowhere else (checkPageLayout), and every page is read by
+// some lookup. The same file measured against an eighth of its page must
+// show split branches, so the branch check is seen to fail on a layout that
+// ignores the page it is checked against. That the distinct pages of each
+// lookup match Stats' histogram follows from children preceding parents and
+// only cross-checks two walks.
 func TestLookupPagesAreMonotone(t *testing.T) {
 	for _, set := range []struct {
 		name string
@@ -54,10 +58,10 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 
 			st, err := tr.Stats()
 			require.NoError(t, err)
-			// Two independent counts of the pages each lookup reads: the
-			// distinct pages of PathPages (a set, so a path that returned
-			// to a page it had left would count it once) against Stats,
-			// whose depth-first walk counts page changes. And the union of
+			// The distinct pages of each lookup's PathPages against Stats,
+			// whose depth-first walk counts page changes: since children
+			// precede parents a path's pages only fall, so this checks the
+			// two walks against each other, not the layout. The union of
 			// all paths must be every page up to the root's: the layout
 			// leaves no page that no lookup reads.
 			histogram := make([]int64, len(st.PagesPerPayload))
@@ -79,6 +83,107 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 			require.Equal(t, st.PagesPerPayload, histogram)
 			require.Equal(t, uint64(root/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
 			require.Equal(t, int64(len(keys)), st.Payloads)
+
+			payloadLen := func(uint8) int { return len(payload) }
+			lay := checkPageLayout(t, tr, DefaultPageSize, payloadLen)
+			t.Logf("%d branches smaller than a page, %d padding runs", lay.small, lay.padRuns)
+			require.Positive(t, lay.small)
+			require.Zero(t, lay.split, "branches smaller than a page that span pages")
+			control := checkPageLayout(t, tr, DefaultPageSize/8, payloadLen)
+			t.Logf("against %d-byte pages: %d of %d small branches span pages", DefaultPageSize/8, control.split, control.small)
+			require.Positive(t, control.split, "the branch check should fail against pages the writer did not use")
 		})
 	}
+}
+
+// pageLayout is what checkPageLayout measured.
+type pageLayout struct {
+	small   int // branches (a node and everything below it) of fewer bytes than a page
+	split   int // of those, the ones whose bytes touch more than one page
+	padRuns int // runs of bytes that no node occupies
+}
+
+// checkPageLayout walks every node of tr, whose payloads take
+// payloadLen(flags) bytes, and checks against pages of ps bytes what the
+// page-aware writer promises beyond the pointer rule:
+//   - nodes do not overlap, and every byte no node occupies is a zero in a
+//     run that ends on a page boundary (the writer pads only when no pending
+//     branch fits what is left of the page, and only up to its end);
+//   - a branch smaller than a page is written as one block into a page with
+//     room for it, so it touches one page: it returns how many touch more.
+func checkPageLayout(t *testing.T, tr *Trie, ps int64, payloadLen func(flags uint8) int) pageLayout {
+	t.Helper()
+	type frame struct {
+		kids  []int64
+		next  int
+		bytes int64 // the node and the children climbed from so far
+		first int64 // the lowest and highest page those bytes touch
+		last  int64
+	}
+	var lay pageLayout
+	file := tr.src.File
+	occupied := make([]bool, len(file)) // the bytes nodes take
+	var nv nodeView
+	push := func(stack []frame, pos int64) []frame {
+		if err := nv.load(&tr.src, pos); err != nil {
+			t.Fatal(err)
+		}
+		end := pos + int64(nv.ppos)
+		if nv.flags != 0 {
+			end += int64(payloadLen(nv.flags))
+		}
+		if end > int64(len(file)) {
+			t.Fatalf("node @%d ends at %d, past the file", pos, end)
+		}
+		for b := pos; b < end; b++ {
+			if occupied[b] {
+				t.Fatalf("node @%d overlaps another node at %d", pos, b)
+			}
+			occupied[b] = true
+		}
+		f := frame{bytes: end - pos, first: pos / ps, last: (end - 1) / ps}
+		for i := range nv.n {
+			if c := nv.child(i); c >= 0 {
+				f.kids = append(f.kids, c)
+			}
+		}
+		return append(stack, f)
+	}
+	stack := push(nil, tr.root)
+	for len(stack) > 0 {
+		if f := &stack[len(stack)-1]; f.next < len(f.kids) {
+			f.next++
+			stack = push(stack, f.kids[f.next-1])
+			continue
+		}
+		done := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if done.bytes < ps {
+			lay.small++
+			if done.first != done.last {
+				lay.split++
+			}
+		}
+		if len(stack) > 0 {
+			p := &stack[len(stack)-1]
+			p.bytes += done.bytes
+			p.first, p.last = min(p.first, done.first), max(p.last, done.last)
+		}
+	}
+
+	for b, inNode := range occupied {
+		if inNode {
+			continue
+		}
+		if file[b] != 0 {
+			t.Fatalf("byte %d is neither in a node nor zero padding", b)
+		}
+		if b+1 == len(file) || occupied[b+1] {
+			lay.padRuns++
+			if int64(b+1)%ps != 0 {
+				t.Fatalf("padding ending at %d stops short of a %d-byte page boundary", b+1, ps)
+			}
+		}
+	}
+	return lay
 }

@@ -42,7 +42,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("build", buildUsage)
 	in := fs.String("in", "", "input keys.tsv or keys.tsv.bz2 (required)")
 	out := fs.String("out", "", "output Partitions.db, or - for standard output (required)")
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, false)
 	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
 	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
 	stats := fs.String("stats", "", "print build statistics: text or json")

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
+	"github.com/bti-go/bti/rowindex"
+	"github.com/bti-go/bti/tableindex"
 	"github.com/bti-go/bti/trie"
 )
 
-const checkUsage = `usage: bti check --index Partitions.db [--partitioner auto|P] [--positions any|increasing] [--format text|json]
+const checkUsage = `usage: bti check --index Partitions.db [--rows Rows.db] [--partitioner auto|P] [--positions any|increasing] [--format text|json]
 
 Audits Partitions.db on its own, without its keys, against the rules the
 writer (ours and Cassandra's) lays files out by: footer, node types and
@@ -23,8 +26,17 @@ Prints counts per node type, the depth and pages-per-lookup histograms,
 the padding and every problem found (the first --max-problems, with a
 total): offset, node, rule, detail.
 
+With --rows it then audits the Rows.db written beside it, whose partition
+entries are at the index's non-negative values: each entry and its trie as
+bti rows dump walks them (the trie between the previous entry and this one,
+its root the empty key, its block count, increasing block offsets), each
+trie byte for byte against the writer's layout of the same separators and
+payloads at the same position, the key of each entry mapping back to it
+through the partition index, and nothing after the last entry. Its
+problems (offset, entry, rule, detail) count towards the exit status.
+
 Exit status: 0 clean, 1 problems found, 2 unreadable (the footer cannot be
-read).
+read, or the Rows.db file cannot).
 `
 
 // checkFlags are the flags bti check and bti verify --deep share.
@@ -66,6 +78,7 @@ func (f checkFlags) options() (partitionindex.CheckOptions, error) {
 func runCheck(args []string, stdout, _ io.Writer) error {
 	fs := newFlags("check", checkUsage)
 	index := fs.String("index", "", "Partitions.db to check (required)")
+	rowsPath := fs.String("rows", "", "Rows.db to check as well, against the partition index")
 	part := addPartitionerFlag(fs, true)
 	format := fs.String("format", "text", "text or json")
 	cf := addCheckFlags(fs)
@@ -95,18 +108,93 @@ func runCheck(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
+	var rows *rowsCheck
+	if *rowsPath != "" {
+		if rows, err = checkRowsFile(*rowsPath, *index, ix, rep, opts); err != nil {
+			return err
+		}
+	}
 	if *format == "json" {
-		err = writeCheckJSON(stdout, *index, opts, rep)
+		err = writeCheckJSON(stdout, *index, opts, rep, rows)
 	} else {
 		err = writeCheckText(stdout, *index, opts, rep)
+		if err == nil && rows != nil {
+			err = writeRowsCheckText(stdout, rows)
+		}
 	}
 	if err != nil {
 		return err
 	}
-	if !rep.OK() {
+	switch {
+	case !rep.OK() && rows != nil && !rows.ok():
+		return &checkFailed{fmt.Sprintf("FAILED: %s and %s break the writer's rules: %d and %d problems", *index, rows.path, rep.ProblemCount, rows.problemCount())}
+	case !rep.OK():
 		return &checkFailed{fmt.Sprintf("FAILED: %s breaks the writer's rules: %d problems", *index, rep.ProblemCount)}
+	case rows != nil && !rows.ok():
+		return &checkFailed{fmt.Sprintf("FAILED: %s breaks the writer's rules: %d problems", rows.path, rows.problemCount())}
 	}
 	return nil
+}
+
+// rowsCheck is the outcome of bti check --rows: the report, or why the
+// partition index's positions could not be read (then Rows.db is not
+// checked, which counts as one problem).
+type rowsCheck struct {
+	path     string
+	rep      *rowindex.CheckReport
+	unusable error
+}
+
+func (r *rowsCheck) ok() bool { return r.unusable == nil && r.rep.OK() }
+
+func (r *rowsCheck) problemCount() int64 {
+	if r.unusable != nil {
+		return 1
+	}
+	return r.rep.ProblemCount
+}
+
+// checkRowsFile checks the Rows.db at path against ix, reopened under the
+// partitioner its check settled on (lookups decorate the entries' keys).
+func checkRowsFile(path, index string, ix *partitionindex.Index, rep *partitionindex.CheckReport, opts partitionindex.CheckOptions) (*rowsCheck, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Partitioner != ix.Partitioner() {
+		rix, err := partitionindex.OpenUnchecked(index, rep.Partitioner)
+		if err != nil {
+			return nil, err
+		}
+		defer rix.Close()
+		ix = rix
+	}
+	rows := &rowsCheck{path: path}
+	rows.rep, rows.unusable = tableindex.CheckRows(ix, data, rowindex.CheckOptions{PageSize: opts.PageSize, MaxProblems: opts.MaxProblems})
+	return rows, nil
+}
+
+func writeRowsCheckText(w io.Writer, r *rowsCheck) error {
+	var b strings.Builder
+	if r.unusable != nil {
+		fmt.Fprintf(&b, "rows:         %s not checked: the partition index's positions cannot be read: %v\n", r.path, r.unusable)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "rows:         %s (%d bytes)\n", r.path, r.rep.Size)
+	fmt.Fprintf(&b, "row entries:  %d\n", r.rep.Entries)
+	fmt.Fprintf(&b, "row blocks:   %d\n", r.rep.Blocks)
+	for _, p := range r.rep.Problems {
+		fmt.Fprintf(&b, "rows problem: %v\n", p)
+	}
+	if int64(len(r.rep.Problems)) < r.rep.ProblemCount {
+		fmt.Fprintf(&b, "(%d more rows problems counted, not shown)\n", r.rep.ProblemCount-int64(len(r.rep.Problems)))
+	}
+	if r.rep.OK() {
+		fmt.Fprintf(&b, "ok: %s breaks no rule\n", r.path)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // partitionerLine says which partitioner the footer's keys were checked
@@ -170,10 +258,25 @@ func histogram(h []int64) string {
 	return strings.Join(parts, " ")
 }
 
-func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, rep *partitionindex.CheckReport) error {
+// rowsCheckJSON is the "rows" object of bti check --rows --format json.
+type rowsCheckJSON struct {
+	File       string `json:"file"`
+	OK         bool   `json:"ok"`
+	NotChecked string `json:"not_checked,omitempty"`
+	*rowindex.CheckReport
+}
+
+func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, rep *partitionindex.CheckReport, rows *rowsCheck) error {
 	var fits []string
 	for _, p := range rep.Partitioners {
 		fits = append(fits, p.String())
+	}
+	var rj *rowsCheckJSON
+	if rows != nil {
+		rj = &rowsCheckJSON{File: rows.path, OK: rows.ok(), CheckReport: rows.rep}
+		if rows.unusable != nil {
+			rj.NotChecked = rows.unusable.Error()
+		}
 	}
 	out := struct {
 		File         string   `json:"file"`
@@ -182,7 +285,8 @@ func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, 
 		Detected     bool     `json:"partitioner_detected"`
 		Partitioners []string `json:"partitioners_fitting_footer"`
 		*partitionindex.CheckReport
-	}{name, rep.OK(), rep.Partitioner.String(), opts.DetectPartitioner, fits, rep}
+		Rows *rowsCheckJSON `json:"rows,omitempty"`
+	}{name, rep.OK(), rep.Partitioner.String(), opts.DetectPartitioner, fits, rep, rj}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

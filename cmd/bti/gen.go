@@ -30,7 +30,7 @@ the keys are drawn at random and sorted, so all of them are held at once,
 
 func runGen(args []string, stdout, _ io.Writer) error {
 	fs := newFlags("gen", genUsage)
-	part := fs.String("partitioner", "murmur3", "partitioner: murmur3, random or byteordered")
+	part := addPartitionerFlag(fs, false)
 	kind := fs.String("kind", "", "key kind: int32, int64, uuid, text or blob (required)")
 	count := fs.Int("count", -1, "number of keys (required)")
 	seed := fs.Uint64("seed", 1, "random seed")

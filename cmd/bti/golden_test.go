@@ -24,7 +24,9 @@ func annotator(t *testing.T, part string) golden.Annotator {
 	p, err := partitioner.Parse(part)
 	require.NoError(t, err)
 	return func(data []byte, w io.Writer) error {
-		ix, err := partitionindex.NewIndex(data, p)
+		// Unchecked: bytes that went wrong may not resolve the footer's
+		// keys under p, and are the ones the dump is for.
+		ix, err := partitionindex.NewIndexUnchecked(data, p)
 		if err != nil {
 			return err
 		}

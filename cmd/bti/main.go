@@ -36,7 +36,7 @@ func commands() []command {
 		{"build", "build Partitions.db from keys.tsv", runBuild},
 		{"get", "look keys up in Partitions.db", runGet},
 		{"verify", "check Partitions.db against keys.tsv", runVerify},
-		{"check", "audit Partitions.db alone against the writer's rules", runCheck},
+		{"check", "audit Partitions.db (and Rows.db, --rows) against the writer's rules", runCheck},
 		{"dump", "print the footer, statistics and nodes of Partitions.db", runDump},
 		{"bench", "run JMH-style benchmarks of building and lookups", runBench},
 		{"demo", "generate 1M keys, build with both paths, compare and verify", runDemo},

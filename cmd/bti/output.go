@@ -22,7 +22,8 @@ either the old file or the complete new one; a symbolic link is followed and
 its target replaced. A device or FIFO, or /dev/stdout, /dev/fd/N and
 /proc/self/fd/N whatever they lead to, are written in place, never replaced.
 A directory, or the same file as an input (also through a symbolic or hard
-link), is refused (exit status 2) before anything is written.
+link, or as standard output redirected to it), is refused (exit status 2)
+before anything is written.
 `
 
 // output is where a command writes a file the user named with --out. Every
@@ -54,6 +55,16 @@ type output struct {
 // after a successful commit).
 func createOutput(path string, stdout io.Writer, inputs ...string) (*output, error) {
 	if path == "-" {
+		// A shell redirection may make standard output an input
+		// ("bti build --in k.tsv --out - >> k.tsv"): refused as for a
+		// path, as cat refuses "input file is output file".
+		if f, ok := stdout.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				if err := notAnInput("standard output", st, inputs); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return &output{name: "standard output", w: stdout}, nil
 	}
 	st, err := os.Stat(path) // follows symlinks: what would be written
@@ -68,10 +79,8 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 	case st.IsDir():
 		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
 	}
-	for _, in := range inputs {
-		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-			return nil, fmt.Errorf("cannot write %s: it is the input %s (the same file); refusing to overwrite it", path, in)
-		}
+	if err := notAnInput(path, st, inputs); err != nil {
+		return nil, err
 	}
 	if !st.Mode().IsRegular() || isDescriptorPath(path) {
 		// O_WRONLY: never create, never truncate a device. A regular file
@@ -92,6 +101,17 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 		return nil, fmt.Errorf("cannot write %s: %w", path, plainErr(err))
 	}
 	return createTemp(path, target, st)
+}
+
+// notAnInput refuses an output (named name, with file info st) that is the
+// same file as one of inputs, however either is reached.
+func notAnInput(name string, st fs.FileInfo, inputs []string) error {
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return fmt.Errorf("cannot write %s: it is the input %s (the same file); refusing to overwrite it", name, in)
+		}
+	}
+	return nil
 }
 
 // isDescriptorPath reports whether path names an open file descriptor

@@ -187,6 +187,35 @@ func TestOutIsInput(t *testing.T) {
 	}
 }
 
+// TestOutStdoutIsInput: "--out -" with standard output redirected to the
+// input (">>" keeps the file, so the build would append the index to its own
+// keys) is refused with exit status 2 before anything is written, as cat
+// refuses "input file is output file", also when the input is named
+// through a link; standard output redirected elsewhere is written.
+func TestOutStdoutIsInput(t *testing.T) {
+	dir := t.TempDir()
+	keys, want := smallKeys(t, dir, 100)
+	orig := readFile(t, keys)
+	sym := filepath.Join(dir, "sym.tsv")
+	require.NoError(t, os.Symlink("keys.tsv", sym))
+	for _, in := range []string{keys, sym} {
+		f, err := os.OpenFile(keys, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		r := btiChild(t, 0, f, "build", "--in", in, "--out", "-", "--partitioner", "byteordered")
+		require.NoError(t, f.Close())
+		requireCode(t, 2, r, in)
+		assert.Equal(t, "bti: cannot write standard output: it is the input "+in+" (the same file); refusing to overwrite it\n", r.stderr)
+		assert.Equal(t, orig, readFile(t, keys), "the input was changed")
+	}
+	out := filepath.Join(dir, "out.db")
+	f, err := os.Create(out)
+	require.NoError(t, err)
+	r := btiChild(t, 0, f, "build", "--in", keys, "--out", "-", "--partitioner", "byteordered")
+	require.NoError(t, f.Close())
+	requireCode(t, 0, r)
+	assert.True(t, readFile(t, out) == string(want), "standard output did not get the index")
+}
+
 // TestOutErrorsNameThePath: a directory is refused, a missing directory
 // reported, and both messages name the path as typed, not a temporary file.
 func TestOutErrorsNameThePath(t *testing.T) {

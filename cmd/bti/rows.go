@@ -336,12 +336,15 @@ func parseColumns(types, reversed string) ([]bytecomparable.Column, error) {
 	return cols, nil
 }
 
-const rowsDumpUsage = `usage: bti rows dump --index Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P)
+const rowsDumpUsage = `usage: bti rows dump --index Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P) [--nodes]
 
 Checks and lists the row index entries of Rows.db: for each entry (from
 --entry, or every non-negative value of a partition index) its key, data
 position, root, block count and deletion, then each block's offset and open
-deletion and the end offset. A structural error (exit 2) names its offset.
+deletion and the end offset; with --nodes also every node of its trie (as
+bti dump lists them: the separators are the transition bytes on the path to
+each payload node). A structural error (exit 2) names its offset; bti check
+--rows audits the whole file.
 `
 
 func runRowsDump(args []string, stdout io.Writer) error {
@@ -350,6 +353,7 @@ func runRowsDump(args []string, stdout io.Writer) error {
 	entries := fs.String("entry", "", "entry positions, comma-separated")
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
 	part := addPartitionerFlag(fs, true)
+	nodes := fs.Bool("nodes", false, "also list every node of each trie")
 	err := parseCommand(fs, args, stdout, "index")
 	if err != nil {
 		return err
@@ -385,7 +389,15 @@ func runRowsDump(args []string, stdout io.Writer) error {
 			}
 			fmt.Fprintf(w, "  block %d offset %d open %s\n", i, b.Offset, b.OpenDeletion)
 		}
-		return nil
+		if !*nodes {
+			return nil
+		}
+		// Walk has checked this trie within its part of the file.
+		p, err := rowindex.OpenPartition(data, e.Position, nil)
+		if err != nil {
+			return err
+		}
+		return p.Dump(w)
 	})
 	if ferr := w.Flush(); err == nil {
 		err = ferr

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"sync/atomic"
 	"time"
 
-	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/rowgen"
 	"github.com/bti-go/bti/jmhstyle"
-	"github.com/bti-go/bti/rowindex"
 )
 
 const rowsBenchUsage = `usage: bti rows bench [--benchmark build|lookup|all] [--blocks N] [--forks F] [--format text|json|csv|benchfmt]
@@ -21,11 +18,16 @@ partition of N index blocks ((bigint, text) clusterings under a 72-byte
 shared prefix; the workload of the rowindex package's go test benchmarks):
 
   rows-build   one op is ONE BLOCK: building the partition's row index and
-               entry (Add per block, FinishPartition), on each path
+               entry (Add per block, FinishPartition), on each path; the
+               whole partition is N ops
   rows-lookup  one op is one block lookup: by the clustering's encoding
                (SeparatorFloor) and by value (encode, then floor)
 
-Every benchmark runs in --forks fresh processes (0: in this process).
+With --format benchfmt the names are those of go test -bench in rowindex
+(BenchmarkRowsBuild/blocks=10000/path=scratch/threads=1, ...), so benchstat
+compares the two suites line by line. Every benchmark runs in --forks fresh
+processes (0: in this process). Exit status 1 if an operation failed (a
+lookup that did not find its block).
 `
 
 type rowsBenchOpts struct {
@@ -63,110 +65,18 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	return o, nil
 }
 
-// rowsBenchmarks lists the benchmarks o selects. Their setup builds the
-// workload, so a fork child that rebuilds the list from the same flags
-// measures the same thing.
-func rowsBenchmarks(o rowsBenchOpts) []jmhstyle.Benchmark {
-	cols, blocks := rowgen.Wide(o.blocks)
-	n := strconv.Itoa(o.blocks)
+// rowsBenchmarks lists the benchmarks o selects (rowgen.Benchmarks, the
+// workloads the rowindex package's go test benchmarks run too). Their
+// setup builds the workload, so a fork child that rebuilds the list from
+// the same flags measures the same thing.
+func rowsBenchmarks(o rowsBenchOpts, bad *atomic.Int64) []jmhstyle.Benchmark {
 	var out []jmhstyle.Benchmark
-	if o.which != "lookup" {
-		for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
-			out = append(out, jmhstyle.Benchmark{
-				Name:   "rows-build",
-				Params: []jmhstyle.Param{{Key: "blocks", Value: n}, {Key: "path", Value: path.String()}},
-				Setup: func() (func(int), func(), error) {
-					w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols, Path: path})
-					next := 0
-					var err error
-					op := func(ops int) {
-						for range ops {
-							if err != nil {
-								return
-							}
-							if err = w.Add(blocks[next]); err != nil {
-								return
-							}
-							if next++; next == len(blocks) {
-								_, err = w.FinishPartition([]byte("key"), 0, blocks[next-1].Offset+1, rowindex.Live)
-								next = 0
-							}
-						}
-					}
-					return op, func() {
-						if err != nil {
-							fmt.Fprintln(os.Stderr, "rows-build:", err)
-						}
-					}, nil
-				},
-			})
-		}
-	}
-	if o.which != "build" {
-		for _, by := range []string{"encoding", "value"} {
-			out = append(out, jmhstyle.Benchmark{
-				Name:   "rows-lookup",
-				Params: []jmhstyle.Param{{Key: "blocks", Value: n}, {Key: "by", Value: by}},
-				Setup: func() (func(int), func(), error) {
-					return rowsLookupOp(cols, blocks, by == "value")
-				},
-			})
+	for _, b := range rowgen.Benchmarks(o.blocks, bad) {
+		if o.which == "all" || b.Name == "rows-"+o.which {
+			out = append(out, b)
 		}
 	}
 	return out
-}
-
-func rowsLookupOp(cols []bytecomparable.Column, blocks []rowindex.Block, byValue bool) (func(int), func(), error) {
-	var file bytes.Buffer
-	w := rowindex.NewWriter(&file, rowindex.Options{Columns: cols})
-	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
-			return nil, nil, err
-		}
-	}
-	res, err := w.FinishPartition([]byte("key"), 0, blocks[len(blocks)-1].Offset+1, rowindex.Live)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := w.Flush(); err != nil {
-		return nil, nil, err
-	}
-	p, err := rowindex.OpenPartition(file.Bytes(), res.Value, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := p.NewReader()
-	keys := make([][]byte, len(blocks))
-	for i, b := range blocks {
-		keys[i], _ = bytecomparable.AppendClustering(nil, cols, b.Last, bytecomparable.Clustering)
-	}
-	order := rowgen.LookupOrder(len(blocks))
-	var lookupErr error
-	i := 0
-	op := func(ops int) {
-		for range ops {
-			j := order[i&4095]
-			i++
-			var info rowindex.IndexInfo
-			var err error
-			if byValue {
-				info, _, err = r.Floor(blocks[j].Last, bytecomparable.Clustering)
-			} else {
-				info, _, err = r.SeparatorFloor(keys[j])
-			}
-			if err == nil && info.Offset != blocks[j].Offset {
-				err = fmt.Errorf("block %d found at offset %d, want %d", j, info.Offset, blocks[j].Offset)
-			}
-			if err != nil && lookupErr == nil {
-				lookupErr = err
-			}
-		}
-	}
-	return op, func() {
-		if lookupErr != nil {
-			fmt.Fprintln(os.Stderr, "rows-lookup:", lookupErr)
-		}
-	}, nil
 }
 
 func runRowsBench(args []string, stdout, stderr io.Writer) error {
@@ -176,9 +86,13 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 	}
 	o.cfg.Log = stderr
 	start := time.Now()
-	results, err := jmhstyle.Run(rowsBenchmarks(o), o.cfg)
+	var bad atomic.Int64
+	results, err := jmhstyle.Run(rowsBenchmarks(o, &bad), o.cfg)
 	if err != nil {
 		return err
+	}
+	if n := bad.Load(); n > 0 {
+		return &checkFailed{fmt.Sprintf("%d row-index benchmark operations failed (first error above)", n)}
 	}
 	fmt.Fprintf(stderr, "# rows bench: %d benchmarks in %s\n", len(results), time.Since(start).Round(time.Millisecond))
 	return writeBenchResults(stdout, o.format, "github.com/bti-go/bti/rowindex", results, "")
@@ -194,5 +108,7 @@ func forkRowsBenchmarks(args []string) []jmhstyle.Benchmark {
 	if err != nil {
 		return nil
 	}
-	return rowsBenchmarks(o)
+	// A failed op prints its error; the parent cannot see this count.
+	var bad atomic.Int64
+	return rowsBenchmarks(o, &bad)
 }

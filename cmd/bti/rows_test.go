@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,6 +75,11 @@ func TestRowsGetAndErrors(t *testing.T) {
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "partition entry at 0")
 	requireCode(t, 0, bti("rows", "dump", "--index", out, "--entry", fields[1]))
+	r = bti("rows", "dump", "--index", out, "--entry", fields[1], "--nodes")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "  end    offset 5000\n@")         // the nodes follow the blocks
+	assert.Contains(t, r.stdout, "40 -> @")                         // the first separator byte
+	assert.Equal(t, 4, strings.Count(r.stdout, "flags="), r.stdout) // three blocks and the end
 	r = bti("rows", "get", "--index", out, "--entry", strconv.FormatInt(entry, 10), "--types", "int,text", "--reversed", "1",
 		"00000001:61", "00000003:62", "00000003:61", "00000004:", "00000009:")
 	requireCode(t, 1, r)
@@ -144,6 +150,20 @@ func TestRowsBench(t *testing.T) {
 	for _, name := range []string{"rows-build", "rows-lookup"} {
 		assert.Equal(t, 2, strings.Count(r.stdout, name), r.stdout)
 	}
+	// benchfmt names are go test's (rowindex's BenchmarkRowsBuild and
+	// BenchmarkRowsLookup run the same rowgen workloads).
+	r = bti("rows", "bench", "--forks", "0", "--blocks", "100", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "benchfmt")
+	requireCode(t, 0, r)
+	for _, name := range []string{
+		"BenchmarkRowsBuild/blocks=100/path=scratch/threads=1", "BenchmarkRowsBuild/blocks=100/path=reference/threads=1",
+		"BenchmarkRowsLookup/blocks=100/by=encoding/threads=1", "BenchmarkRowsLookup/blocks=100/by=value/threads=1",
+	} {
+		assert.Contains(t, r.stdout, name+"-") // then GOMAXPROCS, as go test prints it
+	}
+	r = bti("rows", "bench", "--forks", "0", "--blocks", "100", "--benchmark", "lookup", "--warmup", "-1", "--iterations", "1", "--time", "5ms", "--format", "csv")
+	requireCode(t, 0, r)
+	assert.Equal(t, 0, strings.Count(r.stdout, "rows-build"), r.stdout)
+	assert.Equal(t, 2, strings.Count(r.stdout, "rows-lookup"), r.stdout)
 	r = bti("rows", "bench", "--blocks", "1")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "--blocks 1")
@@ -175,4 +195,54 @@ func TestRowsBuildOutputs(t *testing.T) {
 	r = bti("rows", "build", "--in", in, "--out", out, "--result", res)
 	requireCode(t, 0, r)
 	assert.Equal(t, []string{"RESULT", "Rows.db", "rows.tsv"}, listDir(t, dir))
+}
+
+// TestCheckRowsCommand: bti check --rows audits every golden Rows.db
+// (Cassandra's bytes) against the Partitions.db rows build writes beside
+// it (exit 0), reports a damaged copy with the offset (exit 1, also in
+// JSON) and refuses an unreadable Rows.db (exit 2).
+func TestCheckRowsCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range golden.RowsCases(t) {
+		parts := filepath.Join(dir, c.Name+".Partitions.db")
+		requireCode(t, 0, bti("rows", "build", "--in", c.InputPath, "--out", filepath.Join(dir, c.Name+".Rows.db"),
+			"--partitions", parts, "--partitioner", "byteordered"))
+		r := bti("check", "--index", parts, "--rows", c.DBPath)
+		requireCode(t, 0, r, c.Name)
+		assert.Contains(t, r.stdout, "ok: "+c.DBPath+" breaks no rule", c.Name)
+		if c.Name != "multi-partition" {
+			continue
+		}
+		assert.Contains(t, r.stdout, "row entries:  5\nrow blocks:   91\n")
+		// 7002's root, SINGLE_8 at 201: its child pointer moved forwards.
+		damaged := readBytes(t, c.DBPath)
+		damaged[203] = 0x2a
+		bad := filepath.Join(dir, "damaged.Rows.db")
+		require.NoError(t, os.WriteFile(bad, damaged, 0o644))
+		r = bti("check", "--index", parts, "--rows", bad)
+		requireCode(t, 1, r)
+		assert.Contains(t, r.stdout, "rows problem: offset 159, entry 217: entry: ")
+		assert.Contains(t, r.stderr, "FAILED: "+bad)
+		r = bti("check", "--index", parts, "--rows", bad, "--format", "json")
+		requireCode(t, 1, r)
+		var out struct {
+			OK   bool `json:"ok"`
+			Rows struct {
+				OK       bool `json:"ok"`
+				Entries  int  `json:"entries"`
+				Problems []struct {
+					Offset int64  `json:"offset"`
+					Entry  int64  `json:"entry"`
+					Rule   string `json:"rule"`
+				} `json:"problems"`
+			} `json:"rows"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+		assert.True(t, out.OK, "the partition index itself is fine")
+		assert.False(t, out.Rows.OK)
+		require.Len(t, out.Rows.Problems, 1)
+		assert.Equal(t, int64(217), out.Rows.Problems[0].Entry)
+		assert.Equal(t, "entry", out.Rows.Problems[0].Rule)
+		requireCode(t, 2, bti("check", "--index", parts, "--rows", filepath.Join(dir, "missing.db")))
+	}
 }

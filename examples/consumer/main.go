@@ -32,7 +32,7 @@ func main() {
 type partition struct {
 	key      []byte
 	dataPos  int64
-	position int64 // what the index stores: ^dataPos (no row index entry)
+	position int64 // what the index stores: DataPosition(dataPos), as there is no row index entry
 }
 
 func run() error {
@@ -61,7 +61,7 @@ func partitions(n int) []partition {
 	parts := make([]partition, n)
 	for i, k := range keys {
 		dataPos := int64(i) * 120
-		parts[i] = partition{key: k.Raw, dataPos: dataPos, position: ^dataPos}
+		parts[i] = partition{key: k.Raw, dataPos: dataPos, position: partitionindex.DataPosition(dataPos)}
 	}
 	return parts
 }
@@ -107,8 +107,8 @@ func check(path string, parts []partition) error {
 		if err != nil {
 			return err
 		}
-		if !ok || ^pos != p.dataPos {
-			return fmt.Errorf("key %d (%x): got position %d, ok %v; want Data.db %d", i, p.key, ^pos, ok, p.dataPos)
+		if !ok || !partitionindex.IsDataPosition(pos) || partitionindex.PositionOffset(pos) != p.dataPos {
+			return fmt.Errorf("key %d (%x): got position %d, ok %v; want Data.db %d", i, p.key, pos, ok, p.dataPos)
 		}
 	}
 
@@ -116,8 +116,8 @@ func check(path string, parts []partition) error {
 	n := 0
 	it := r.Scan(nil, nil)
 	for ; it.Next(); n++ {
-		if n >= len(parts) || ^it.Pos() != parts[n].dataPos {
-			return fmt.Errorf("scan entry %d: Data.db %d", n, ^it.Pos())
+		if n >= len(parts) || it.Pos() != parts[n].position {
+			return fmt.Errorf("scan entry %d: position %d, want %d", n, it.Pos(), parts[n].position)
 		}
 	}
 	if err := it.Err(); err != nil {

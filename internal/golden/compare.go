@@ -44,10 +44,13 @@ func Compare(tb testing.TB, name string, want, got []byte, annotate Annotator) {
 	off := FirstDiff(want, got)
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "%s: got %d bytes, want %d; first difference at offset %d (0x%x)\n", name, len(got), len(want), off, off)
-	wantDump := dump(want, annotate)
-	gotDump := dump(got, annotate)
-	fmt.Fprintf(&msg, "--- want (golden), around 0x%x:\n%s", off, around(wantDump, off))
-	fmt.Fprintf(&msg, "+++ got, around 0x%x:\n%s", off, around(gotDump, off))
+	wantDump, wantNote := dump(want, annotate)
+	gotDump, gotNote := dump(got, annotate)
+	fmt.Fprintf(&msg, "--- want (golden), around 0x%x:%s\n%s", off, wantNote, around(wantDump, off))
+	fmt.Fprintf(&msg, "+++ got, around 0x%x:%s\n%s", off, gotNote, around(gotDump, off))
+	if gotNote != "" {
+		gotDump = strings.TrimSpace(gotNote) + "\n" + gotDump
+	}
 	if path, err := writeGot(tb.Name(), got, gotDump); err != nil {
 		fmt.Fprintf(&msg, "could not save the bytes got: %v\n", err)
 	} else {
@@ -94,18 +97,18 @@ func writeGot(testName string, got []byte, annotated string) (string, error) {
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // dump annotates data, or hex-dumps it 16 bytes a line in the same
-// "from-to  hex" shape where annotate is nil or fails.
-func dump(data []byte, annotate Annotator) string {
+// "from-to  hex" shape where annotate is nil or fails; then note says why,
+// for the header, since the lines shown are only those near the difference.
+func dump(data []byte, annotate Annotator) (lines, note string) {
 	if annotate != nil {
 		var b strings.Builder
 		err := annotate(data, &b)
 		if err == nil {
-			return b.String()
+			return b.String(), ""
 		}
-		prefix := fmt.Sprintf("(no annotated dump: %v; plain hex)\n", err)
-		return prefix + hexLines(data)
+		return hexLines(data), fmt.Sprintf(" (no annotated dump: %v; plain hex)", err)
 	}
-	return hexLines(data)
+	return hexLines(data), ""
 }
 
 func hexLines(data []byte) string {

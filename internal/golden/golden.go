@@ -69,23 +69,10 @@ func Cases(tb testing.TB) []Case {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	dirs, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv(EnvRequire) == "1" {
-			tb.Fatalf("golden cases not found at %s, and %s=1 requires them", root, EnvRequire)
-		}
-		tb.Skipf("golden cases not found at %s (the shared folder beside the repository); skipping", root)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var cases []Case
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		c := Case{Name: d.Name(), Dir: filepath.Join(root, d.Name())}
-		c.Partitioner, _, _ = strings.Cut(d.Name(), "-")
+	for _, name := range caseDirs(tb, root, "golden cases") {
+		c := Case{Name: name, Dir: filepath.Join(root, name)}
+		c.Partitioner, _, _ = strings.Cut(name, "-")
 		c.DBPath = filepath.Join(c.Dir, "Partitions.db")
 		c.KeysPath = filepath.Join(c.Dir, "keys.tsv")
 		if _, err := os.Stat(c.KeysPath); err != nil {
@@ -96,10 +83,44 @@ func Cases(tb testing.TB) []Case {
 		}
 		cases = append(cases, c)
 	}
-	if len(cases) == 0 {
-		tb.Fatalf("no golden cases in %s", root)
-	}
 	return cases
+}
+
+// caseDirs returns the names of the folders in root, one a case, for
+// Cases and RowsCases. A missing root skips tb, or fails it under
+// BTI_REQUIRE_GOLDEN=1; a root without folders fails it.
+func caseDirs(tb testing.TB, root, what string) []string {
+	tb.Helper()
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		if os.Getenv(EnvRequire) == "1" {
+			tb.Fatalf("%s not found at %s, and %s=1 requires them", what, root, EnvRequire)
+		}
+		tb.Skipf("%s not found at %s (the shared folder beside the repository); skipping", what, root)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			names = append(names, d.Name())
+		}
+	}
+	if len(names) == 0 {
+		tb.Fatalf("no %s in %s", what, root)
+	}
+	return names
+}
+
+// readFile reads one file of a case.
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // Entries reads the case's keys and positions.
@@ -115,11 +136,7 @@ func (c Case) Entries(tb testing.TB) []keystsv.Entry {
 // PartitionsDB reads the file Cassandra wrote.
 func (c Case) PartitionsDB(tb testing.TB) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(c.DBPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return readFile(tb, c.DBPath)
 }
 
 // readPartials parses partials.tsv (absent: no partial requests). Columns:

@@ -61,14 +61,24 @@ func inTreeWithoutGolden(t *testing.T) {
 	t.Chdir(dir)
 }
 
-// Without the folder, Cases skips, unless BTI_REQUIRE_GOLDEN=1 makes it fail.
+// Without the folder, Cases and RowsCases skip, unless BTI_REQUIRE_GOLDEN=1
+// makes them fail.
 func TestMissingFolder(t *testing.T) {
-	for _, require := range []string{"", "1"} {
-		t.Run("require="+require, func(t *testing.T) {
+	for _, c := range []struct {
+		name, require string
+		list          func(tb testing.TB)
+	}{
+		{"Cases", "", func(tb testing.TB) { Cases(tb) }},
+		{"Cases", "1", func(tb testing.TB) { Cases(tb) }},
+		{"RowsCases", "", func(tb testing.TB) { RowsCases(tb) }},
+		{"RowsCases", "1", func(tb testing.TB) { RowsCases(tb) }},
+	} {
+		require := c.require
+		t.Run(c.name+"/require="+require, func(t *testing.T) {
 			inTreeWithoutGolden(t)
 			t.Setenv(EnvRequire, require)
 			var r recorder
-			r.run(func(tb testing.TB) { Cases(tb) })
+			r.run(c.list)
 			if failed := r.fatal != ""; failed != (require == "1") || failed == (r.skipped != "") {
 				t.Fatalf("got skip %q, fatal %q", r.skipped, r.fatal)
 			}

@@ -1,9 +1,6 @@
 package golden
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -29,10 +26,6 @@ func RowsDir() (string, error) {
 	return filepath.Join(filepath.Dir(dir), "golden-rows"), nil
 }
 
-// RequireEnv is the environment variable under which a missing golden
-// folder fails a test instead of skipping it.
-const RequireEnv = "BTI_REQUIRE_GOLDEN"
-
 // RowsCases lists every row-index case. Where the folder is absent it skips
 // tb, or fails it when BTI_REQUIRE_GOLDEN=1.
 func RowsCases(tb testing.TB) []RowsCase {
@@ -41,32 +34,16 @@ func RowsCases(tb testing.TB) []RowsCase {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	dirs, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv(RequireEnv) == "1" {
-			tb.Fatalf("row-index golden cases not found at %s and %s=1", root, RequireEnv)
-		}
-		tb.Skipf("row-index golden cases not found at %s (the shared folder beside the repository); skipping", root)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var cases []RowsCase
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		dir := filepath.Join(root, d.Name())
+	for _, name := range caseDirs(tb, root, "row-index golden cases") {
+		dir := filepath.Join(root, name)
 		cases = append(cases, RowsCase{
-			Name:       d.Name(),
+			Name:       name,
 			Dir:        dir,
 			InputPath:  filepath.Join(dir, "rows.tsv"),
 			DBPath:     filepath.Join(dir, "Rows.db"),
 			ResultPath: filepath.Join(dir, "RESULT"),
 		})
-	}
-	if len(cases) == 0 {
-		tb.Fatalf("no row-index golden cases in %s", root)
 	}
 	tb.Logf("%d row-index golden cases in %s", len(cases), root)
 	return cases
@@ -75,19 +52,11 @@ func RowsCases(tb testing.TB) []RowsCase {
 // RowsDB reads the Rows.db Cassandra wrote.
 func (c RowsCase) RowsDB(tb testing.TB) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(c.DBPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return readFile(tb, c.DBPath)
 }
 
 // Result reads the RESULT file Cassandra's harness wrote.
 func (c RowsCase) Result(tb testing.TB) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(c.ResultPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return readFile(tb, c.ResultPath)
 }

@@ -152,9 +152,7 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// parseModule reads the import clauses of every Go file of the module,
-// skipping testdata, hidden folders and nested modules (examples/consumer
-// has its own go.mod and its own rules).
+// parseModule reads the import clauses of every Go file of the module.
 func parseModule(t *testing.T) []goFile {
 	t.Helper()
 	root, err := moduleRoot()
@@ -163,23 +161,7 @@ func parseModule(t *testing.T) []goFile {
 	}
 	fset := token.NewFileSet()
 	var files []goFile
-	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	err = walkGoFiles(root, func(path string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -204,6 +186,31 @@ func parseModule(t *testing.T) []goFile {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// walkGoFiles calls fn with the path of every Go file of the module below
+// root, skipping testdata, hidden folders and nested modules
+// (examples/consumer has its own go.mod and its own rules).
+func walkGoFiles(root string, fn func(path string) error) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return fn(path)
+	})
 }
 
 func moduleRoot() (string, error) {

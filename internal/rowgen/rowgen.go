@@ -24,7 +24,7 @@ func Wide(n int) ([]bytecomparable.Column, []rowindex.Block) {
 		blocks[i] = rowindex.Block{
 			First:  [][]byte{first, append(text[:len(text):len(text)], byte('a'+i%26))},
 			Last:   [][]byte{last, append(text[:len(text):len(text)], byte('z'-i%26))},
-			Offset: int64(i) * 16400,
+			Offset: int64(i) * BlockSize,
 		}
 		if i%7 == 0 {
 			blocks[i].OpenDeletion = rowindex.Deletion(int64(i), uint32(i))

@@ -1,0 +1,176 @@
+package rowindex_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/rowstsv"
+	"github.com/bti-go/bti/rowindex"
+)
+
+// goldenPositions returns a golden case's Rows.db and its entry positions
+// (the non-negative RESULT values), with the number of blocks indexed.
+func goldenPositions(t *testing.T, c golden.RowsCase) ([]byte, []int64, int64) {
+	t.Helper()
+	f, err := rowstsv.ReadFile(c.InputPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pos []int64
+	var blocks int64
+	for i, v := range resultValues(t, c.Result(t)) {
+		if v >= 0 {
+			pos = append(pos, v)
+			blocks += int64(len(f.Partitions[i].Blocks))
+		}
+	}
+	return c.RowsDB(t), pos, blocks
+}
+
+func requireProblem(t *testing.T, rep *rowindex.CheckReport, rule string) {
+	t.Helper()
+	for _, p := range rep.Problems {
+		if p.Rule == rule {
+			return
+		}
+	}
+	t.Fatalf("no %s problem in %d: %v", rule, rep.ProblemCount, rep.Problems)
+}
+
+// TestCheckGolden: every Rows.db Cassandra wrote passes Check (each trie is
+// what the writer lays out for its entries, at its position), and so does
+// the model's, on tiny pages too.
+func TestCheckGolden(t *testing.T) {
+	for _, c := range golden.RowsCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			data, pos, blocks := goldenPositions(t, c)
+			visited := 0
+			rep := rowindex.Check(data, pos, rowindex.CheckOptions{Visit: func(e rowindex.Entry, bl []rowindex.IndexInfo) (string, string) {
+				visited++
+				if len(bl) != e.Blocks+1 {
+					return "test", "blocks"
+				}
+				return "", ""
+			}})
+			if !rep.OK() || rep.Entries != len(pos) || rep.Blocks != blocks || visited != len(pos) || rep.Size != int64(len(data)) {
+				t.Fatalf("report %+v (visited %d), want %d entries and %d blocks, no problem", rep, visited, len(pos), blocks)
+			}
+		})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, pageSize := range []int{0, 64} {
+		cols := []bytecomparable.Column{{Type: bytecomparable.Text}, {Type: bytecomparable.Int, Desc: true}}
+		mc := newModelCase(r, cols, 300)
+		db, res := buildModel(t, mc, rowindex.PathScratch, pageSize, 3)
+		if rep := rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{PageSize: pageSize}); !rep.OK() {
+			t.Fatalf("model, page size %d: %v", pageSize, rep.Problems)
+		}
+		// Checked under the wrong page size, the layout differs.
+		if pageSize != 0 {
+			requireProblem(t, rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{}), rowindex.RuleLayout)
+		}
+	}
+}
+
+// TestCheckDamage damages the golden multi-partition file (five indexed
+// partitions) in ways a reader may not notice and checks each is reported
+// under its rule, with the other partitions still checked.
+func TestCheckDamage(t *testing.T) {
+	var c golden.RowsCase
+	for _, rc := range golden.RowsCases(t) {
+		if rc.Name == "multi-partition" {
+			c = rc
+		}
+	}
+	if c.Name == "" {
+		t.Skip("golden case multi-partition not found")
+	}
+	data, pos, _ := goldenPositions(t, c)
+	const entry7002, root7002 = 217, 201 // see TestWalkCatchesCrossPartitionPointer
+	check := func(data []byte, pos []int64) *rowindex.CheckReport {
+		return rowindex.Check(data, pos, rowindex.CheckOptions{})
+	}
+
+	rep := check(append(bytes.Clone(data), 0), pos)
+	requireProblem(t, rep, rowindex.RuleTrailing)
+
+	rep = check(data, append([]int64{pos[1]}, pos...))
+	requireProblem(t, rep, rowindex.RuleOrder)
+
+	// 7002's entry claims 16 blocks: its trie holds 17.
+	bad := bytes.Clone(data)
+	if bad[entry7002+2+2+3+1] != 17 {
+		t.Fatalf("unexpected entry % x", bad[entry7002:entry7002+12])
+	}
+	bad[entry7002+2+2+3+1] = 16
+	rep = check(bad, pos)
+	requireProblem(t, rep, rowindex.RuleEntry)
+	if rep.ProblemCount != 1 || rep.Problems[0].Entry != entry7002 {
+		t.Fatalf("want one problem, in 7002's entry: %v", rep.Problems)
+	}
+
+	// 7002's root pointer moved to another node of its own trie: readers
+	// follow it, the layout is not the writer's.
+	bad = bytes.Clone(data)
+	bad[root7002+2]++
+	rep = check(bad, pos)
+	if rep.OK() {
+		t.Fatal("a moved root pointer passed")
+	}
+
+	// Every single-byte change of a trie's structure is reported or makes
+	// a different but valid file (a payload byte: another block offset).
+	r := rand.New(rand.NewPCG(5, 6))
+	caught := 0
+	for range 400 {
+		bad := bytes.Clone(data)
+		i := r.IntN(len(bad))
+		bad[i] ^= byte(1 + r.IntN(255))
+		if !check(bad, pos).OK() {
+			caught++
+		}
+	}
+	t.Logf("%d of 400 random byte changes reported", caught)
+	if caught < 200 {
+		t.Errorf("only %d of 400 random byte changes reported", caught)
+	}
+}
+
+// TestCheckAfterFailedEntry: an unreadable entry does not stop the check;
+// the next partition, whose trie start is then unknown, is still walked.
+func TestCheckAfterFailedEntry(t *testing.T) {
+	cols := []bytecomparable.Column{{Type: bytecomparable.Int}}
+	var out bytes.Buffer
+	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
+	var pos []int64
+	for p := range 3 {
+		for i := range 4 {
+			v := [][]byte{binary.BigEndian.AppendUint32(nil, uint32(i))}
+			if err := w.Add(rowindex.Block{First: v, Last: v, Offset: int64(i * 10)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := w.FinishPartition([]byte{byte(p)}, int64(p), 100, rowindex.Live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos = append(pos, res.Value)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data := out.Bytes()
+	if rep := rowindex.Check(data, pos, rowindex.CheckOptions{}); !rep.OK() || rep.Entries != 3 || rep.Blocks != 12 {
+		t.Fatalf("clean file: %+v", rep)
+	}
+	bad := bytes.Clone(data)
+	bad[pos[1]] = 0xFF // key length 65,280: runs past the end
+	rep := rowindex.Check(bad, pos, rowindex.CheckOptions{})
+	if rep.ProblemCount != 1 || rep.Problems[0].Rule != rowindex.RuleEntry || rep.Problems[0].Entry != pos[1] || rep.Blocks != 8 {
+		t.Fatalf("one bad entry: %+v", rep)
+	}
+}

@@ -1,0 +1,55 @@
+package tableindex
+
+import (
+	"fmt"
+
+	"github.com/bti-go/bti/partitionindex"
+	"github.com/bti-go/bti/rowindex"
+)
+
+// RulePartitionIndex is the rule CheckRows adds to rowindex.Check's: the
+// partition index maps each entry's key to that entry.
+const RulePartitionIndex = "partition-index"
+
+// CheckRows audits rows, a Rows.db, against ix, the Partitions.db written
+// beside it: the entries are at the non-negative values of ix, and
+// rowindex.Check checks them and the file; moreover each entry's key,
+// looked up in ix under its partitioner, must give that entry's position
+// (RulePartitionIndex), as BtiTableReader relies on. opts.Visit, if set,
+// is called after that rule. An error means ix could not be read.
+func CheckRows(ix *partitionindex.Index, rows []byte, opts rowindex.CheckOptions) (*rowindex.CheckReport, error) {
+	r, err := ix.OpenReader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var positions []int64
+	it := r.Scan(nil, nil)
+	for it.Next() {
+		if pos := it.Pos(); pos >= 0 {
+			positions = append(positions, pos)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	p := ix.Partitioner()
+	visit := opts.Visit
+	opts.Visit = func(e rowindex.Entry, blocks []rowindex.IndexInfo) (string, string) {
+		pos, ok, err := r.Get(p.Decorate(e.Key))
+		switch {
+		case err != nil:
+			// A corrupt partition index: its own check says more.
+			return RulePartitionIndex, fmt.Sprintf("looking up key %x: %v", e.Key, err)
+		case !ok:
+			return RulePartitionIndex, fmt.Sprintf("key %x is not found in the partition index", e.Key)
+		case pos != e.Position:
+			return RulePartitionIndex, fmt.Sprintf("the partition index maps key %x to %d, not to this entry", e.Key, pos)
+		}
+		if visit != nil {
+			return visit(e, blocks)
+		}
+		return "", ""
+	}
+	return rowindex.Check(rows, positions, opts), nil
+}
