@@ -174,7 +174,9 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 //
 // Encoding (RuleEncoding): every transition is a byte the partitioner's
 // key encoding can have at that depth (check_grammar.go), since every
-// stored prefix is a prefix of a key's encoding.
+// stored prefix is a prefix of a key's encoding, cut as above: a
+// ByteOrdered prefix ends by the 40 after the token (distinct keys differ
+// in it), a Murmur3 one by the terminator.
 //
 // Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
 // off by default): a file written by an sstable writer stores Data.db

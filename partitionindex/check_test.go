@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -253,8 +254,10 @@ func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
 	return buf.Bytes()
 }
 
-// The encoding grammar accepts every byte of every key's encoding, and
-// rejects bytes no encoding has.
+// The encoding grammar accepts every byte a stored prefix can have: all of
+// a Murmur3 or Random key's encoding, a ByteOrdered key's up to the 40 that
+// ends its token (distinct keys differ before it), and rejects bytes no
+// stored prefix has.
 func TestCheckEncodingGrammar(t *testing.T) {
 	walk := func(p partitioner.Partitioner, enc []byte) (int, encState) {
 		s := encStart
@@ -270,10 +273,19 @@ func TestCheckEncodingGrammar(t *testing.T) {
 		for range 2000 {
 			raw := randomBytes(r, 0, 12, []byte{0x00, 0x01, 0x38, 0x40, 0xFE, 0xFF})
 			enc := p.Decorate(raw).AppendComparable(nil)
-			i, s := walk(p, enc)
+			longest := enc
+			if p == partitioner.ByteOrdered {
+				// 40 <escaped token> 40: the token is the escaped key.
+				longest = enc[:1+len(bytecomparable.AppendEscaped(nil, raw))+1]
+			}
+			i, s := walk(p, longest)
 			require.NotEqual(t, encBad, s, "%v key %x: encoding %x rejected at byte %d", p, raw, enc, i)
 			if p != partitioner.Random {
-				require.Equal(t, encEnd, s, "%v key %x ends after its terminator", p, raw)
+				require.Equal(t, encEnd, s, "%v key %x: nothing may follow %x", p, raw, longest)
+			}
+			if p == partitioner.ByteOrdered {
+				_, s := walk(p, enc[:len(longest)+1])
+				require.Equal(t, encBad, s, "%v key %x: a stored prefix never reaches the second copy", p, raw)
 			}
 		}
 	}
@@ -286,7 +298,10 @@ func TestCheckEncodingGrammar(t *testing.T) {
 		{partitioner.Murmur3, []byte{0x40, 1, 2, 3, 4, 5, 6, 7, 8, 0x41}},
 		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0x41}},
 		{partitioner.ByteOrdered, []byte{0x40, 0x00, 0xFF, 0x00}},
-		{partitioner.ByteOrdered, []byte{0x40, 0x61, 0x00, 0x38, 0x00}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x61, 0x00, 0x38}},
+		{partitioner.ByteOrdered, []byte{0x40, 0x61, 0x00, 0x40, 0x61}},
+		{partitioner.Murmur3, []byte{0x40, 1, 2, 3, 4, 5, 6, 7, 8, 0x40, 0x61, 0x00, 0x40}},
+		{partitioner.Murmur3, []byte{0x40, 1, 2, 3, 4, 5, 6, 7, 8, 0x40, 0x61, 0x00, 0x38, 0x00}},
 	} {
 		_, s := walk(bad.p, bad.enc)
 		require.Equal(t, encBad, s, "%v %x", bad.p, bad.enc)
