@@ -11,6 +11,7 @@ import (
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/trie"
 )
 
 // requireClean runs Check and fails with the problems it lists.
@@ -309,4 +310,108 @@ func TestCheckEncodingGrammar(t *testing.T) {
 		_, s := walk(bad.p, bad.enc)
 		require.Equal(t, encBad, s, "%v %x", bad.p, bad.enc)
 	}
+}
+
+// The report's numbers are the file's: node counts by type as NodeCounts
+// walks them, and the depth, pages-per-lookup and padding figures as an
+// independent walk (recursive, over trie.Shape) finds them; the problems
+// kept stop at MaxProblems while the total counts on.
+func TestCheckReport(t *testing.T) {
+	type sample struct {
+		name string
+		file []byte
+		part partitioner.Partitioner
+		page int
+	}
+	var samples []sample
+	for _, c := range loadGolden(t) {
+		samples = append(samples, sample{"golden/" + c.name, c.want, c.part, 0})
+	}
+	r := rand.New(rand.NewPCG(8, 8))
+	file, _ := buildModel(t, partitioner.ByteOrdered, keySets[0].gen(r, 3000), r, 64)
+	samples = append(samples, sample{"model/" + keySets[0].name + "/page=64", file, partitioner.ByteOrdered, 64})
+	for _, s := range samples {
+		t.Run(s.name, func(t *testing.T) {
+			ix, err := NewIndex(s.file, s.part)
+			require.NoError(t, err)
+			rep := requireClean(t, ix, CheckOptions{PageSize: s.page}, s.name)
+
+			counts, err := ix.NodeCounts()
+			require.NoError(t, err)
+			byType := map[string]int64{}
+			for typ, n := range counts {
+				if n > 0 {
+					byType[trie.TypeName(uint8(typ))] = n
+				}
+			}
+			require.Equal(t, byType, rep.NodesByType)
+			require.Equal(t, counts.Total(), rep.Nodes)
+
+			page := int64(s.page)
+			if page == 0 {
+				page = 4096
+			}
+			var depth, pages []int64
+			var nodeBytes int64
+			bump := func(h []int64, i int) []int64 {
+				for len(h) <= i {
+					h = append(h, 0)
+				}
+				h[i]++
+				return h
+			}
+			var walk func(pos int64, d, p int)
+			walk = func(pos int64, d, p int) {
+				var sh trie.Shape
+				require.NoError(t, ix.Trie().Shape(pos, &sh))
+				nodeBytes += int64(sh.FixedSize) + payloadLength(sh.Flags)
+				if len(sh.Children) == 0 {
+					if sh.Flags != 0 {
+						depth, pages = bump(depth, d), bump(pages, p)
+					}
+					return
+				}
+				for _, c := range sh.Children {
+					q := p
+					if c.Pos/page != pos/page {
+						q++
+					}
+					walk(c.Pos, d+1, q)
+				}
+			}
+			walk(ix.Root(), 0, 1)
+			if depth == nil {
+				depth, pages = []int64{}, []int64{}
+			}
+			require.Equal(t, depth, rep.Depth, "entries by stored prefix length")
+			require.Equal(t, pages, rep.Pages, "entries by pages an exact lookup touches")
+			require.Equal(t, ix.FirstKeyPos()-nodeBytes, rep.PaddingBytes)
+			require.Equal(t, ix.Count(), rep.Entries)
+		})
+	}
+
+	// Problems: the first MaxProblems kept, all counted.
+	c := loadGolden(t)
+	var data []byte
+	for _, gc := range c {
+		if gc.name == "murmur3-1000-int64" {
+			data = bytes.Clone(gc.want)
+		}
+	}
+	if data == nil {
+		t.Skip("murmur3-1000-int64 not among the golden cases")
+	}
+	for i := 0; i < 4096; i += 97 {
+		data[i] ^= 0x5a
+	}
+	ix, err := NewIndexUnchecked(data, partitioner.Murmur3)
+	require.NoError(t, err)
+	rep, err := Check(ix, CheckOptions{MaxProblems: 3})
+	require.NoError(t, err)
+	require.Len(t, rep.Problems, 3)
+	require.Greater(t, rep.ProblemCount, int64(3))
+	all, err := Check(ix, CheckOptions{MaxProblems: 1000})
+	require.NoError(t, err)
+	require.Equal(t, rep.ProblemCount, all.ProblemCount)
+	require.Equal(t, all.Problems[:3], rep.Problems)
 }
