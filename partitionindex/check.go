@@ -174,15 +174,25 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 //
 // Encoding (RuleEncoding): every transition is a byte the partitioner's
 // key encoding can have at that depth (check_grammar.go), since every
-// stored prefix is a prefix of a key's encoding.
+// stored prefix is a prefix of a key's encoding, cut as above: a
+// ByteOrdered prefix ends by the 40 after the token (distinct keys differ
+// in it), a Murmur3 one by the terminator.
 //
 // Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
 // off by default): a file written by an sstable writer stores Data.db
 // positions (negative payloads, ^position) and Rows.db positions (the
 // non-negative ones) that each strictly increase with key order.
 //
-// Hash bytes cannot be checked without the keys, except the first and last
-// entry's against the footer.
+// What no check without the keys can see: a hash byte (except the first
+// and last entry's, against the footer), a transition changed to a byte
+// that still lies between its siblings' and that the encoding allows there,
+// and a position changed to one still between its neighbours' (any position
+// without PositionsIncreasing). Each leaves
+// a file the writer writes for other keys or positions.
+// TestCheckDetectionTable measures single-byte changes and requires every
+// one that Check lets through and that alters a lookup to be of these
+// kinds: the damaged trie is byte for byte what the writer writes for the
+// entries it lists.
 //
 // Work is linear in the file size: one scan and one walk (no recursion,
 // each node decoded twice), plus a second scan and walk with two bitmaps

@@ -14,6 +14,14 @@ import "github.com/bti-go/bti/partitioner"
 // which continues with FE, ends with FF before the next (non-zero) byte, or
 // ends the string, followed by the next separator (40) or the terminator
 // (38). Nothing follows the terminator. The walk keeps one state per frame.
+//
+// A stored prefix also ends no later than one byte past where its key's
+// encoding first differs from a neighbour's. Two distinct ByteOrdered keys
+// differ in their token, which is the escaped key itself, so a ByteOrdered
+// prefix ends at the latest with the 40 after the token: nothing follows
+// it, and a 38 cannot end the token. Murmur3's escaped key is the last
+// component, so only the terminator can end it (two keys share their
+// token and reach the key only on a token collision).
 
 type encState uint8
 
@@ -59,14 +67,14 @@ func encStep(p partitioner.Partitioner, s encState, b byte) encState {
 		}
 		return encBytes
 	case s == encZeroRun:
-		switch b {
-		case 0xFE:
+		switch {
+		case b == 0xFE:
 			return encZeroRun
-		case 0xFF:
+		case b == 0xFF:
 			return encEscaped
-		case 0x40:
-			return encBytes // the next component
-		case 0x38:
+		case b == 0x40 && p == partitioner.ByteOrdered:
+			return encEnd // the token ended: keys differ before here
+		case b == 0x38 && p == partitioner.Murmur3:
 			return encEnd
 		}
 		return encBad

@@ -204,8 +204,8 @@ func fuzzKeys(data []byte) [][]byte {
 
 // FuzzBuildRoundTrip builds the keys found in the input (sorted and
 // deduplicated by the partitioner's order) on both paths and with a Reset
-// builder: the three files must be identical, and every key must resolve to
-// its position.
+// builder: the three files must be identical, pass Check, and every key
+// must resolve to its position.
 func FuzzBuildRoundTrip(f *testing.F) {
 	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), false, uint8(0))
 	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), true, uint8(1))
@@ -262,6 +262,13 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		if len(keys) > 0 && (!bytes.Equal(ix.FirstKey(), keys[0].Raw) || !bytes.Equal(ix.LastKey(), keys[len(keys)-1].Raw)) {
 			t.Fatalf("footer keys %x %x", ix.FirstKey(), ix.LastKey())
+		}
+		rep, err := Check(ix, CheckOptions{PageSize: pageSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() {
+			t.Fatalf("Check finds %d problems in the builder's file, first %v", rep.ProblemCount, rep.Problems[0])
 		}
 		rd, err := ix.OpenReader()
 		if err != nil {
