@@ -405,9 +405,15 @@ func (w *Writer) write(i int32) int64 {
 				continue
 			}
 			if r.leaf() {
-				pos := w.Position()
-				w.appendLeafRef(r)
-				refs[k] = writtenRef(r.transition(), pos)
+				// appendLeafRef, inlined: most of what is written.
+				l := len(w.out)
+				if cap(w.out)-l < len(leafSlot{}) {
+					w.out = slices.Grow(w.out, len(leafSlot{}))
+				}
+				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+				w.out = w.out[:l+int(r.leafSize())]
+				w.leafFree = append(w.leafFree, r.slot())
+				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
 				continue
 			}
 			c := &w.nodes[r.node()]

@@ -257,16 +257,31 @@ func (w *Writer) children(n *node) []childRef {
 	return w.lists.list(n.list, int(n.nkids))
 }
 
-// addChild appends a child ref to node p's list, moving the list to a
-// bigger class when it is full: four times the capacity (1, 4, 16, 64,
-// 256 refs), so a node with a few dozen children moves its list twice,
-// not five times.
+// addChild appends a child ref to node p's list. The common case, room
+// left in the list, is small enough to be inlined; growList moves a full
+// list.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
+	if n.nkids < listCap[n.class] {
+		*w.lists.at(n.list + int32(n.nkids)) = ref
+		n.nkids++
+		return
+	}
+	w.growList(p, ref)
+}
+
+// listCap is the capacity of a list of each class (0: no list).
+var listCap = [maxListClass + 1]uint16{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
+
+// growList gives node p a list with room for ref and appends it: a first
+// list of one ref, or one four times the capacity (1, 4, 16, 64, 256 refs),
+// so a node with a few dozen children moves its list twice, not five
+// times.
+func (w *Writer) growList(p int32, ref childRef) {
+	n := &w.nodes[p]
 	if n.class == 0 {
-		// A fresh parent, most of them: a one-ref list, nothing to move.
 		n.list, n.class = w.lists.alloc(1), 1
-	} else if int(n.nkids) == 1<<(n.class-1) {
+	} else {
 		class := min(n.class+2, maxListClass)
 		off := w.lists.alloc(class)
 		copy(w.lists.list(off, int(n.nkids)), w.children(n))
@@ -429,7 +444,14 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		if invariants.Enabled {
 			w.checkShared(key, shared)
 		}
-		w.addChild(w.stack[len(w.stack)-1], leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload)))
+		ref := leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload))
+		p := w.stack[len(w.stack)-1]
+		if n := &w.nodes[p]; n.nkids < listCap[n.class] {
+			*w.lists.at(n.list + int32(n.nkids)) = ref // addChild, inlined
+			n.nkids++
+		} else {
+			w.growList(p, ref)
+		}
 		w.prevKey = key
 		w.count++
 		return nil
