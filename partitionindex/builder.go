@@ -283,22 +283,32 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 			// pending key's lastPos), as KeyError.Pos documents.
 			return b.orderError(b.slotRaw(prev, false), key, position)
 		}
-		cut := min(max(diff, b.lastDiff), len(prev))
-		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
-		// The trie's previous key shares exactly lastDiff-1 bytes with this
-		// prefix (the full keys differ there, and both cuts reach past it),
-		// so the trie need not compare them again.
-		shared := 0
-		if b.trie.Count() > 0 {
-			shared = b.lastDiff - 1
-		}
-		if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
+		if err := b.addPending(prev, diff); err != nil {
 			return err
 		}
-		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
 	b.bytesKeys.Commit() // nothing to commit for other partitioners
+	return nil
+}
+
+// addPending hands the trie the pending key, whose encoding (as far as the
+// cut reaches) is prev, now that its diff point with the next key is
+// known: its stored prefix reaches one byte past both diff points. The
+// trie's previous key shares exactly lastDiff-1 bytes with that prefix
+// (the full keys differ there, and both cuts reach past it), so the trie
+// need not compare them again.
+func (b *Builder) addPending(prev []byte, diff int) error {
+	cut := min(max(diff, b.lastDiff), len(prev))
+	p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+	shared := 0
+	if b.trie.Count() > 0 {
+		shared = b.lastDiff - 1
+	}
+	if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
+		return err
+	}
+	b.lastDiff = diff
 	return nil
 }
 

@@ -59,22 +59,12 @@ func (b *Builder) addMurmur3(key *partitioner.Key, position int64) error {
 		}
 		// A cut reaches past the token only where a diff point does, next
 		// to an equal token, and the pending key was completed then.
-		prev := b.keys.Current()
-		cut := min(max(diff, b.lastDiff), len(prev))
-		if invariants.Enabled && b.pendingRaw && cut > prefix {
-			panic(fmt.Sprintf("partitionindex: cutting %d bytes of a key whose slot holds only its token encoded", cut))
+		if invariants.Enabled && b.pendingRaw && max(diff, b.lastDiff) > prefix {
+			panic(fmt.Sprintf("partitionindex: cutting %d bytes of a key whose slot holds only its token encoded", max(diff, b.lastDiff)))
 		}
-		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
-		// As in addScratch: the trie's previous key shares exactly
-		// lastDiff-1 bytes with this prefix.
-		shared := 0
-		if b.trie.Count() > 0 {
-			shared = b.lastDiff - 1
-		}
-		if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
+		if err := b.addPending(b.keys.Current(), diff); err != nil {
 			return err
 		}
-		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
 	b.previousRaw, b.pendingRaw = b.pendingRaw, encRaw
