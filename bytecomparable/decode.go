@@ -123,6 +123,23 @@ func DecodeBytesTokenKey(dst, enc []byte) (key []byte, err error) {
 	return buf[:start+n], nil
 }
 
+// DecodeBytesTokenHead decodes the head of a ByteOrdered decorated key
+// (40 <escaped key> 40, see BytesKeyEncoder.AppendHead) that spans all of
+// head and, like append, returns dst extended by the raw key bytes.
+func DecodeBytesTokenHead(dst, head []byte) (key []byte, err error) {
+	if len(head) == 0 || head[0] != NextComponent {
+		return nil, malformed(0, "ByteOrdered key must start with 40")
+	}
+	out, n, err := DecodeEscaped(dst, head[1:])
+	if err != nil {
+		return nil, shift(err, 1)
+	}
+	if pos := 1 + n; pos+1 != len(head) || head[pos] != NextComponent {
+		return nil, malformed(pos, "a ByteOrdered key's head ends with 40 after the token")
+	}
+	return out, nil
+}
+
 // decodeKeyTail decodes "<escaped key> 38" from enc[pos:] to the end of enc
 // and returns dst with the key bytes appended.
 func decodeKeyTail(dst, enc []byte, pos int) ([]byte, error) {

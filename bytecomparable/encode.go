@@ -57,7 +57,25 @@ func maxEscapedLen(n int) int { return n + n/2 + 2 }
 // hashes) and steps byte by byte only through zero runs, so keys full of
 // zero bytes (blobs, packed integers) need no call per run.
 func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
-	for i := 0; i < len(b); {
+	i := 0
+	if !escaped {
+		// Up to the first zero byte, with nothing else to test per word:
+		// all of most keys (a hash or text key has no zero byte).
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(out[n:], w)
+			if zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080; zeros != 0 {
+				k := bits.TrailingZeros64(zeros)/8 + 1
+				n += k
+				i += k
+				escaped = true
+				break
+			}
+			n += 8
+			i += 8
+		}
+	}
+	for i < len(b) {
 		if !escaped && i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
 			// The lowest set bit of zeros marks the first zero byte of w
@@ -119,7 +137,7 @@ func AppendInt64(dst []byte, v int64) []byte {
 func AppendLongTokenKey(dst []byte, token int64, key []byte) []byte {
 	// One Grow and stores by index: this runs once per key of a Murmur3
 	// build, most of whose keys are short.
-	dst = slices.Grow(dst, 11+maxEscapedLen(len(key)))
+	dst = slices.Grow(dst, MaxLongTokenKeyLen(len(key)))
 	out := dst[:cap(dst)]
 	n := len(dst)
 	out[n] = NextComponent
@@ -130,6 +148,21 @@ func AppendLongTokenKey(dst []byte, token int64, key []byte) []byte {
 	out[m] = Terminator
 	return out[:m+1]
 }
+
+// LongTokenPrefixLen is the length of a Murmur3 key's encoding up to and
+// including its token: the component separator and the 8 token bytes.
+const LongTokenPrefixLen = 9
+
+// AppendLongTokenPrefix appends the first LongTokenPrefixLen bytes of
+// AppendLongTokenKey(dst, token, key), the part every key with this token
+// shares.
+func AppendLongTokenPrefix(dst []byte, token int64) []byte {
+	return AppendInt64(append(dst, NextComponent), token)
+}
+
+// MaxLongTokenKeyLen bounds len(AppendLongTokenKey(nil, token, key)) for a
+// key of n bytes.
+func MaxLongTokenKeyLen(n int) int { return 11 + maxEscapedLen(n) }
 
 // AppendBytesTokenKey appends the decorated key of a ByteOrdered partition,
 // whose token is the key itself: 40 <escaped key> 40 <escaped key> 38.
@@ -187,6 +220,14 @@ func boundTerminator(max bool) byte {
 func DiffPoint(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
+	// Most neighbours of a big index differ in their first word (a Murmur3
+	// key's header and token bytes): answer those before the loops below
+	// are set up.
+	if n >= 8 {
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
+			return bits.TrailingZeros64(x)/8 + 1
+		}
+	}
 	i := 0
 	// Keys under a long shared partition-key prefix agree for thousands of
 	// bytes: skip equal blocks with the runtime's vectorised comparison,

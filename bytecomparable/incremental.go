@@ -60,26 +60,46 @@ func (e *BytesKeyEncoder) Reused() int { return e.reused }
 // 40 <escaped key> 40 <escaped key> 38, escaping only what key does not
 // share with the last committed key (whole strides of it).
 func (e *BytesKeyEncoder) AppendKey(dst, key []byte) []byte {
+	dst = slices.Grow(dst, 3+2*maxEscapedLen(len(key)))
+	dst, start, end := e.appendHead(dst, key)
+	// The key component is the token again: copy it (appending from dst
+	// itself is safe even if append reallocates, and Grow made room).
+	dst = append(dst, dst[start:end]...)
+	return append(dst, Terminator)
+}
+
+// AppendHead appends the head of AppendKey's output, 40 <escaped key> 40,
+// without the key component that repeats the token. The head decides
+// every comparison: the encodings of two different keys first differ
+// within their heads (an escaped component ends in 00 or 00 FE…, never
+// followed by 40 inside another), so DiffPoint of two heads is that of
+// the encodings and at most the shorter head's length, and a prefix that
+// tells a key from its neighbours lies in its head. The partition index
+// builder keeps only heads.
+func (e *BytesKeyEncoder) AppendHead(dst, key []byte) []byte {
+	dst = slices.Grow(dst, 2+maxEscapedLen(len(key)))
+	dst, _, _ = e.appendHead(dst, key)
+	return dst
+}
+
+// appendHead appends the head and returns where the escaped component
+// starts and ends in dst.
+func (e *BytesKeyEncoder) appendHead(dst, key []byte) (out []byte, start, end int) {
 	shared := 0
 	if e.havePrev {
 		shared = DiffPoint(e.prevRaw, key) - 1
 	}
-	dst = slices.Grow(dst, 3+2*maxEscapedLen(len(key)))
 	dst = append(dst, NextComponent)
-	start := len(dst)
+	start = len(dst)
 	var copied int
 	dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
 	e.reused = 1 + copied // the leading 40 and the copied output
-	end := len(dst)
+	end = len(dst)
 	dst = append(dst, NextComponent)
-	// The key component is the token again: copy it (appending from dst
-	// itself is safe even if append reallocates, and Grow made room).
-	dst = append(dst, dst[start:end]...)
-	dst = append(dst, Terminator)
 	e.nextOut = dst[start:end]
 	e.nextRaw = append(e.nextRaw[:0], key...)
 	e.haveNext = true
-	return dst
+	return dst, start, end
 }
 
 // Commit makes the key of the last AppendKey the previous key that the next

@@ -104,3 +104,37 @@ func TestBytesKeyEncoderReuses(t *testing.T) {
 	firstEnd := 1 + len(AppendEscaped(nil, b))
 	require.Equal(t, want[copyEnd:firstEnd], outB[copyEnd:firstEnd])
 }
+
+// TestBytesKeyHead: AppendHead is the start of AppendKey's output and
+// decodes back to the key; and the heads of two different keys decide
+// their comparison: the same diff point as the full encodings, within the
+// shorter head, and the same order.
+func TestBytesKeyHead(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	gen := func() []byte {
+		b := make([]byte, r.IntN(7))
+		for i := range b {
+			b[i] = []byte{0, 0, 1, 0x40, 0xFE, 0xFF, 'a'}[r.IntN(7)]
+		}
+		return b
+	}
+	var e, f BytesKeyEncoder
+	for range 20000 {
+		a, b := gen(), gen()
+		ha, hb := e.AppendHead(nil, a), f.AppendHead(nil, b)
+		fa, fb := AppendBytesTokenKey(nil, a), AppendBytesTokenKey(nil, b)
+		require.Equal(t, fa[:len(ha)], ha)
+		key, err := DecodeBytesTokenHead(nil, ha)
+		require.NoError(t, err)
+		require.Equal(t, a, append([]byte{}, key...))
+		if bytes.Equal(a, b) {
+			continue
+		}
+		d := DiffPoint(ha, hb)
+		require.Equal(t, DiffPoint(fa, fb), d, "%x %x", a, b)
+		require.LessOrEqual(t, d, min(len(ha), len(hb)), "%x %x", a, b)
+		require.Equal(t, bytes.Compare(fa, fb), bytes.Compare(ha, hb))
+	}
+	_, err := DecodeBytesTokenHead(nil, AppendBytesTokenKey(nil, []byte("x")))
+	require.ErrorIs(t, err, ErrMalformed, "a full key is not a head")
+}

@@ -105,6 +105,12 @@ type Builder struct {
 	finishing bool
 
 	keys ring.Ring // scratch path: encodings of the last keys
+	// Murmur3 on the scratch path (murmur3.go): the pending (Current) and
+	// the trie's last (Previous) key may hold only their token encoded,
+	// followed by their raw bytes; lastToken is the pending key's token.
+	pendingRaw, previousRaw bool
+	lastToken               int64
+	rawTmp                  []byte // completePending's copy of the raw bytes
 	// bytesKeys encodes ByteOrdered keys on the scratch path, copying the
 	// escaped prefix a key shares with the previous one from the ring.
 	bytesKeys bytecomparable.BytesKeyEncoder
@@ -142,6 +148,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.completed = false
 	b.finishing = false
 	b.keys.Reset()
+	b.pendingRaw, b.previousRaw = false, false
 	b.bytesKeys.Reset()
 	b.lastRef = partitioner.Key{}
 	b.prevRef = partitioner.Key{}
@@ -200,14 +207,17 @@ func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
 	}
-	if err := b.checkEntry(key, position); err != nil {
+	if err := b.checkEntry(&key, position); err != nil {
 		return err
 	}
 	var err error
-	if b.opts.Path == PathReference {
+	switch {
+	case b.opts.Path == PathReference:
 		err = b.addReference(key, position)
-	} else {
-		err = b.addScratch(key, position)
+	case key.Partitioner == partitioner.Murmur3:
+		err = b.addMurmur3(&key, position)
+	default:
+		err = b.addScratch(&key, position)
 	}
 	if err != nil {
 		return err
@@ -217,12 +227,16 @@ func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	}
 	b.hasLast = true
 	b.lastPos = position
-	b.lastHash = key.HashByte()
+	if key.Hashed {
+		b.lastHash = byte(key.Hash2) // HashByte without copying the key
+	} else {
+		b.lastHash = key.HashByte()
+	}
 	b.count++
 	return nil
 }
 
-func (b *Builder) checkEntry(key partitioner.Key, position int64) error {
+func (b *Builder) checkEntry(key *partitioner.Key, position int64) error {
 	var reason error
 	switch {
 	case key.Partitioner != b.opts.Partitioner:
@@ -238,7 +252,7 @@ func (b *Builder) checkEntry(key partitioner.Key, position int64) error {
 }
 
 // orderError builds the error for a key that does not sort after prev.
-func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64) error {
+func (b *Builder) orderError(prevRaw []byte, key *partitioner.Key, position int64) error {
 	return &KeyError{Err: ErrKeyOrder, Index: b.count, Key: bytes.Clone(key.Raw), Prev: bytes.Clone(prevRaw), Pos: position}
 }
 
@@ -246,13 +260,17 @@ func (b *Builder) orderError(prevRaw []byte, key partitioner.Key, position int64
 // pending key as plain arrays, and hands the trie the pending key's prefix as
 // a sub-slice of its slot. The ring is rotated only once everything
 // succeeded, so a failure leaves it untouched.
-func (b *Builder) addScratch(key partitioner.Key, position int64) error {
+func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 	var enc []byte
 	equal := 0 // leading bytes of enc known to equal the pending key's
-	if key.Partitioner == partitioner.ByteOrdered {
-		enc = b.bytesKeys.AppendKey(b.keys.Scratch(), key.Raw)
+	switch key.Partitioner {
+	case partitioner.ByteOrdered:
+		// Only the head, 40 <escaped key> 40: the key component that
+		// repeats the token never decides a comparison or a cut
+		// (BytesKeyEncoder.AppendHead), and a 4 KiB key is not copied twice.
+		enc = b.bytesKeys.AppendHead(b.keys.Scratch(), key.Raw)
 		equal = b.bytesKeys.Reused()
-	} else {
+	default:
 		enc = key.AppendComparable(b.keys.Scratch())
 	}
 	if b.hasLast {
@@ -263,24 +281,34 @@ func (b *Builder) addScratch(key partitioner.Key, position int64) error {
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.
-			return b.orderError(b.decodeRaw(prev), key, position)
+			return b.orderError(b.slotRaw(prev, false), key, position)
 		}
-		cut := min(max(diff, b.lastDiff), len(prev))
-		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
-		// The trie's previous key shares exactly lastDiff-1 bytes with this
-		// prefix (the full keys differ there, and both cuts reach past it),
-		// so the trie need not compare them again.
-		shared := 0
-		if b.trie.Count() > 0 {
-			shared = b.lastDiff - 1
-		}
-		if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
+		if err := b.addPending(prev, diff); err != nil {
 			return err
 		}
-		b.lastDiff = diff
 	}
 	b.keys.Commit(enc)
 	b.bytesKeys.Commit() // nothing to commit for other partitioners
+	return nil
+}
+
+// addPending hands the trie the pending key, whose encoding (as far as the
+// cut reaches) is prev, now that its diff point with the next key is
+// known: its stored prefix reaches one byte past both diff points. The
+// trie's previous key shares exactly lastDiff-1 bytes with that prefix
+// (the full keys differ there, and both cuts reach past it), so the trie
+// need not compare them again.
+func (b *Builder) addPending(prev []byte, diff int) error {
+	cut := min(max(diff, b.lastDiff), len(prev))
+	p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+	shared := 0
+	if b.trie.Count() > 0 {
+		shared = b.lastDiff - 1
+	}
+	if err := b.trie.AddShared(prev[:cut], shared, flags, p); err != nil {
+		return err
+	}
+	b.lastDiff = diff
 	return nil
 }
 
@@ -291,7 +319,7 @@ func (b *Builder) addReference(key partitioner.Key, position int64) error {
 		enc := key.AppendComparable(nil)
 		diff := naiveDiffPoint(prevEnc, enc)
 		if diff > len(enc) || enc[diff-1] < prevEnc[diff-1] {
-			return b.orderError(b.lastRef.Raw, key, position)
+			return b.orderError(b.lastRef.Raw, &key, position)
 		}
 		prefix := b.lastRef.AppendComparable(nil) // encoded again, as the cut does
 		prefix = prefix[:min(max(diff, b.lastDiff), len(prefix))]
@@ -332,12 +360,31 @@ func (b *Builder) decodeRaw(enc []byte) []byte {
 	return k.Raw
 }
 
+// slotRaw returns the raw key of a ring slot: its bytes past the token when
+// the slot holds a token-first Murmur3 key (raw), the decoded head of a
+// ByteOrdered key, else decodeRaw's. Like decodeRaw's, the result is valid
+// until the next call.
+func (b *Builder) slotRaw(enc []byte, raw bool) []byte {
+	switch {
+	case raw:
+		return enc[bytecomparable.LongTokenPrefixLen:]
+	case b.opts.Partitioner == partitioner.ByteOrdered:
+		k, err := bytecomparable.DecodeBytesTokenHead(b.rawBuf[:0], enc)
+		if err != nil {
+			return nil // cannot happen for heads we made
+		}
+		b.rawBuf = k[:0]
+		return k
+	}
+	return b.decodeRaw(enc)
+}
+
 // lastRaw returns the raw bytes of the pending (most recent) key.
 func (b *Builder) lastRaw() []byte {
 	if b.opts.Path == PathReference {
 		return b.lastRef.Raw
 	}
-	return b.decodeRaw(b.keys.Current())
+	return b.slotRaw(b.keys.Current(), b.pendingRaw)
 }
 
 // lastTrieRaw returns the raw bytes of the key most recently added to the
@@ -349,7 +396,7 @@ func (b *Builder) lastTrieRaw() []byte {
 	if b.opts.Path == PathReference {
 		return b.prevRef.Raw
 	}
-	return b.decodeRaw(b.keys.Previous())
+	return b.slotRaw(b.keys.Previous(), b.previousRaw)
 }
 
 // Complete adds the pending key, finishes the trie and writes the footer:
@@ -370,7 +417,7 @@ func (b *Builder) Complete() (Metadata, error) {
 		if b.opts.Path == PathReference {
 			enc = b.lastRef.AppendComparable(nil)
 		} else {
-			enc = b.keys.Current()
+			enc = b.keys.Current() // complete wherever lastDiff reaches (murmur3.go)
 		}
 		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
 		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {

@@ -38,11 +38,11 @@ func positionSize(v int64) int {
 // flags for them.
 func appendPayload(dst []byte, hash byte, v int64) ([]byte, byte) {
 	size := positionSize(v)
+	// The position's size bytes, shifted to the top of an 8-byte
+	// big-endian word: one store, then the rest cut off.
 	dst = append(dst, hash)
-	var be [8]byte
-	binary.BigEndian.PutUint64(be[:], uint64(v))
-	dst = append(dst, be[8-size:]...)
-	return dst, byte(flagHasHashByte | (size - 1))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(v)<<(64-8*size))
+	return dst[:len(dst)-8+size], byte(flagHasHashByte | (size - 1))
 }
 
 // decodePayload reads a payload with the given flags from b (the bytes from

@@ -30,4 +30,9 @@
 // next Scratch. If the caller encodes into Scratch but never commits (the new
 // key is out of order, or a write failed), Current and Previous are unchanged
 // and the next Scratch returns the same slot again.
+//
+// A slot holds as much of a key's encoding as comparisons and cuts can
+// reach: the builder keeps a ByteOrdered key's head only and a Murmur3
+// key's token with its raw bytes, completing the latter in place (Amend)
+// when a neighbour has the same token (partitionindex/murmur3.go).
 package ring

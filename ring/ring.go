@@ -12,8 +12,21 @@ type Ring struct {
 	scratched bool
 }
 
-func (r *Ring) prev() int { return (r.cur + 2) % 3 }
-func (r *Ring) free() int { return (r.cur + 1) % 3 }
+// prev and free step around the ring without a division: they run a few
+// times per key of a build.
+func (r *Ring) prev() int {
+	if r.cur == 0 {
+		return 2
+	}
+	return r.cur - 1
+}
+
+func (r *Ring) free() int {
+	if r.cur == 2 {
+		return 0
+	}
+	return r.cur + 1
+}
 
 // Scratch returns the free slot truncated to length 0 with its capacity
 // kept. Append the new key's encoding to it and pass the result to Commit.
@@ -34,6 +47,19 @@ func (r *Ring) Commit(b []byte) {
 	r.scratched = false
 	if r.n < 3 {
 		r.n++
+	}
+}
+
+// Amend replaces Current with b, which holds the same key encoded further:
+// for an encoder that writes the part of a key that decides most
+// comparisons at once and the rest only when a comparison reaches it (the
+// partition index builder does this for Murmur3 keys). b may share
+// Current's memory and may be a reallocation of it; Current must not have
+// been handed to a reader that keeps it (the trie gets a key only once it
+// is Previous). Amend does not rotate.
+func (r *Ring) Amend(b []byte) {
+	if r.n > 0 {
+		r.slots[r.cur] = b
 	}
 }
 

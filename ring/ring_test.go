@@ -158,3 +158,23 @@ func TestSlotsNeverShared(t *testing.T) {
 		require.NotSame(t, p, o)
 	}
 }
+
+// TestAmend: amending Current (in place or reallocated) changes only
+// Current; Previous and the rotation are untouched, and the amended slot
+// comes back as scratch with its capacity.
+func TestAmend(t *testing.T) {
+	var r Ring
+	r.Amend([]byte("ignored")) // an empty ring has no Current
+	assert.Nil(t, r.Current())
+	commit(&r, "p")
+	cur := commit(&r, "tok")
+	r.Amend(append(cur, "-rest"...)) // may reuse cur's array
+	assert.Equal(t, "tok-rest", string(r.Current()))
+	assert.Equal(t, "p", string(r.Previous()))
+	r.Amend(append(make([]byte, 0, 4096), "tok-rest-grown"...))
+	assert.Equal(t, "tok-rest-grown", string(r.Current()))
+	commit(&r, "next")
+	assert.Equal(t, "tok-rest-grown", string(r.Previous()))
+	commit(&r, "n2")
+	assert.GreaterOrEqual(t, cap(r.Scratch()), 4096, "the amended buffer is the slot's from then on")
+}

@@ -1,20 +1,33 @@
 package trie
 
-// childRef is one entry of a node's child list. The top byte is the
-// transition; below it, a child that is written is its file position
-// (refWritten set), one that is not is its index in Writer.nodes. A
-// parent reads its written children's positions and transitions from its
+// childRef is one entry of a node's child list: the transition byte on top,
+// then one of three kinds, by the two flag bits below it:
+//
+//	pending node  (neither flag)  low 32 bits: the child's index in Writer.nodes
+//	pending leaf  (refLeaf)       low 32 bits: its slot in Writer.leaves,
+//	                              bits 32..36: its size (header and payload)
+//	written       (refWritten)    low 55 bits: its file position
+//
+// A parent reads its written children's positions and transitions from its
 // own list, so a node is released the moment it is written, and
-// serializing a node touches no other node.
+// serializing a node touches no other node. A childless node with a small
+// payload (every entry of a partition index) never becomes a node: it is
+// a leaf ref from the start, and its size, all that closing and laying out
+// its parent read of it, sits in the ref.
 type childRef uint64
 
 const (
 	refWritten childRef = 1 << 55
-	refValue   childRef = refWritten - 1 // positions and indices live below
+	refLeaf    childRef = 1 << 54
+	refPos     childRef = refWritten - 1 // a written child's position
 )
 
 func pendingRef(transition byte, node int32) childRef {
-	return childRef(transition)<<56 | childRef(node)
+	return childRef(transition)<<56 | childRef(uint32(node))
+}
+
+func leafRef(transition byte, slot int32, size int) childRef {
+	return childRef(transition)<<56 | refLeaf | childRef(size)<<32 | childRef(uint32(slot))
 }
 
 func writtenRef(transition byte, pos int64) childRef {
@@ -24,11 +37,19 @@ func writtenRef(transition byte, pos int64) childRef {
 func (r childRef) transition() byte { return byte(r >> 56) }
 func (r childRef) written() bool    { return r&refWritten != 0 }
 
-// node is the index of a child that is not written (written() false).
-func (r childRef) node() int32 { return int32(r & refValue) }
+// leaf reports whether r is a pending leaf.
+func (r childRef) leaf() bool { return r&(refWritten|refLeaf) == refLeaf }
+
+// node is the index of a pending child that is a node (written() and
+// leaf() false).
+func (r childRef) node() int32 { return int32(uint32(r)) }
+
+// slot and leafSize describe a pending leaf (leaf() true).
+func (r childRef) slot() int32     { return int32(uint32(r)) }
+func (r childRef) leafSize() int32 { return int32(r>>32) & 0x1F }
 
 // pos is the position of a written child (written() true).
-func (r childRef) pos() int64 { return int64(r & refValue) }
+func (r childRef) pos() int64 { return int64(r & refPos) }
 
 // childLists holds every node's child list in chunks of chunkRefs refs,
 // cut into lists whose capacity is a power of two (1 ... 256), recycled by
@@ -43,6 +64,10 @@ type childLists struct {
 	used   int32       // refs handed out from the chunks so far
 	free   [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
+
+// maxListClass is the class of a 256-ref list, the most children a node
+// has.
+const maxListClass = 9
 
 // chunkRefs is the size of a chunk, a multiple of the largest list.
 const (

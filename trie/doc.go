@@ -111,9 +111,12 @@
 // Memory holds only the nodes not yet written. A node is released the
 // moment it is written: its parent keeps the written child as a childRef
 // (transition byte plus file position) in its own child list, so a written
-// branch costs its parent 8 bytes per child and nothing below. Nodes (32
-// bytes), child lists and buffers are recycled, so a warm Writer allocates
-// nothing per key.
+// branch costs its parent 8 bytes per child and nothing below. A key's last
+// node, childless with a payload of at most 15 bytes (every entry of a
+// partition index), is never a node at all: its parent's ref carries its
+// size and its bytes wait in a 16-byte leaf slot until they are written in
+// one copy. Nodes (32 bytes), leaf slots, child lists and buffers are
+// recycled, so a warm Writer allocates nothing per key.
 //
 // Contracts: Add keeps reading the previous key's bytes until the next Add
 // returns (callers may reuse any older key's memory); AddShared skips the
@@ -131,7 +134,9 @@
 // written (Cassandra keeps a written node until its parent is written; here
 // the parent's ref holds all that is still needed). While MakePartialRoot
 // runs, open and closed nodes are also temporarily placed. "Node" below is
-// the node struct, "ref" the childRef its parent holds for it.
+// the node struct, "ref" the childRef its parent holds for it. A leaf (a
+// key's last node while it has no children) lives only as a leaf ref and
+// its slot, in the states of the second table.
 //
 //	state     where it is                     fields that are valid
 //	-------   -----------------------------   ------------------------------------------
@@ -144,6 +149,17 @@
 //	          partial tail                    temporary position
 //	written,  bytes in Writer.out             nothing: the node is on the free list; its
 //	released  (ref: file position)            parent's ref holds the position
+//
+//	leaf state   where it is                            what is valid
+//	----------   ------------------------------------   ------------------------------------
+//	open         last ref of the stack's top node       ref: transition, size; slot: header
+//	             (Writer.openLeaf)                      and payload
+//	closed       a pending ref in its parent's list     the same: closing a childless node
+//	                                                    sets only the size the ref holds
+//	placed       written into a partial tail            as closed; the parent's ref holds a
+//	                                                    temporary position
+//	written      bytes in Writer.out (ref: position)    nothing: the slot is on leafFree
+//	promoted     a node on the stack (open, above)      the next key extends the leaf
 //
 //	transition          function (this package)     Cassandra (IncrementalTrieWriter*)
 //	------------------  --------------------------  ----------------------------------------
@@ -167,6 +183,14 @@
 //	  -> written                                    in a page that holds it)
 //	written -> free     release (in write, at once) (Java's garbage collector, once the
 //	                                                parent is written)
+//	leaf: -> open       newLeaf + leafRef (from     a childless node added in Base.add
+//	                    AddShared)
+//	leaf: open ->       nothing (AddShared clears   PageAware.complete(Node) of a leaf: its
+//	  closed            openLeaf)                   nodeSize, branchSize 0, C and B false
+//	leaf: open ->       promoteLeaf (AddShared,     the same node getting its first child
+//	  promoted          the next key extends it)
+//	leaf: closed ->     appendLeafRef (write,       as for a node
+//	  written -> free   layoutChildren)
 //
 // Names: Complete is the public end of the whole trie; closeNode is the end
 // of one node's subtree (Cassandra's complete(Node)); ownSize is the

@@ -43,6 +43,10 @@ func (w *Writer) closeNode(i int32) {
 			written = true // a written branch takes no room here
 			continue
 		}
+		if r.leaf() {
+			branch += int64(r.leafSize()) // a leaf has no branch, no C, no B
+			continue
+		}
 		c := &w.nodes[r.node()]
 		branch += int64(c.branchSize) + int64(c.ownSize)
 		inBranch = inBranch || c.outOfPageChildren || c.outOfPageInBranch
@@ -62,14 +66,17 @@ func (w *Writer) closeNode(i int32) {
 	w.layoutChildren(i)
 }
 
-// closeLeaf is closeNode for a node without children, most of them: a
-// PAYLOAD_ONLY node with nothing below it, pending unless it alone fills a
-// page (possible only with tiny test pages). It reports whether it is done.
-// The general path would compute the same: no children make branch 0 and
-// leave C and B false, sizeOf of a childless node is PAYLOAD_ONLY's one
-// byte plus the payload whatever the position, and a node that fits is
-// kept pending with exactly these fields; one that does not fit goes on to
-// layoutChildren, which the general path then runs.
+// closeLeaf is closeNode for a node without children: a PAYLOAD_ONLY node
+// with nothing below it, pending unless it alone fills a page (possible
+// only with tiny test pages). It reports whether it is done. The general
+// path would compute the same: no children make branch 0 and leave C and B
+// false, sizeOf of a childless node is PAYLOAD_ONLY's one byte plus the
+// payload whatever the position, and a node that fits is kept pending with
+// exactly these fields; one that does not fit goes on to layoutChildren,
+// which the general path then runs. The same argument lets a key's last
+// node be a leaf ref (childRef) from the start when its payload fits a
+// leaf slot and its size a page: closing it would set exactly the size
+// the ref holds, and nothing else of it is ever read.
 func (w *Writer) closeLeaf(n *node) bool {
 	size := int64(1)
 	if n.hasPayload {
@@ -84,10 +91,23 @@ func (w *Writer) closeLeaf(n *node) bool {
 	return true
 }
 
-// branchTotal is the size a candidate branch is ordered by.
-func (w *Writer) branchTotal(i int32) int64 {
-	n := &w.nodes[i]
+// branchTotal is the size a candidate branch is ordered by: the pending
+// child's branch and own size.
+func (w *Writer) branchTotal(r childRef) int64 {
+	if r.leaf() {
+		return int64(r.leafSize())
+	}
+	n := &w.nodes[r.node()]
 	return int64(n.branchSize) + int64(n.ownSize)
+}
+
+// pendingBranch is the branch size (below the child itself) of the pending
+// child r: 0 for a leaf.
+func (w *Writer) pendingBranch(r childRef) int32 {
+	if r.leaf() {
+		return 0
+	}
+	return w.nodes[r.node()].branchSize
 }
 
 // layoutFrame is one level of layoutChildren: the pending children of node
@@ -112,10 +132,10 @@ func (w *Writer) layoutChildren(i int32) {
 	w.layoutFrames = append(w.layoutFrames[:0], w.newLayoutFrame(i))
 	for len(w.layoutFrames) > 0 {
 		f := &w.layoutFrames[len(w.layoutFrames)-1]
-		if f.waiting.node >= 0 {
+		if f.waiting.ref != noCandidate {
 			// Back from laying out the waiting child's children: retry it.
 			w.insertCandidate(f.start, f.waiting)
-			f.waiting.node = -1
+			f.waiting.ref = noCandidate
 			f.bytesLeft = w.bytesLeftInPage()
 		}
 		if len(w.candidates) == f.start {
@@ -142,28 +162,34 @@ func (w *Writer) layoutChildren(i int32) {
 		cand := w.candidates[k]
 		w.candidates = slices.Delete(w.candidates, k, k+1)
 
-		c := &w.nodes[cand.node]
-		if c.outOfPageChildren || c.outOfPageInBranch {
-			if actual := w.recalcTotalSize(cand.node, w.Position()); actual > f.bytesLeft {
-				if f.bytesLeft == w.pageSize && w.hasPendingChild(cand.node) {
-					// Not even an empty page holds it: shrink it first.
-					f.waiting = cand
-					w.layoutFrames = append(w.layoutFrames, w.newLayoutFrame(cand.node))
-					continue
+		var pos int64
+		if cand.ref.leaf() {
+			pos = w.Position()
+			w.appendLeafRef(cand.ref)
+		} else {
+			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
+				node := cand.ref.node()
+				if actual := w.recalcTotalSize(node, w.Position()); actual > f.bytesLeft {
+					if f.bytesLeft == w.pageSize && w.hasPendingChild(node) {
+						// Not even an empty page holds it: shrink it first.
+						f.waiting = cand
+						w.layoutFrames = append(w.layoutFrames, w.newLayoutFrame(node))
+						continue
+					}
+					if f.bytesLeft < w.pageSize || w.hasPendingChild(node) {
+						// Probably fits once a page is free: put it back.
+						w.insertCandidate(f.start, cand)
+						continue
+					}
+					// A lone node bigger than a page. With 4096-byte pages
+					// no node is (the largest, a 256-way LONG_DENSE, takes
+					// 2051 bytes plus payload), so Cassandra never gets
+					// here; with tiny test pages the node is written across
+					// the boundary rather than retried forever.
 				}
-				if f.bytesLeft < w.pageSize || w.hasPendingChild(cand.node) {
-					// Probably fits once a page is free: put it back.
-					w.insertCandidate(f.start, cand)
-					continue
-				}
-				// A lone node bigger than a page. With 4096-byte pages no
-				// node is (the largest, a 256-way LONG_DENSE, takes 2051
-				// bytes plus payload), so Cassandra never gets here; with
-				// tiny test pages the node is written across the boundary
-				// rather than retried forever.
 			}
+			pos = w.write(cand.ref.node())
 		}
-		pos := w.write(cand.node)
 		if w.completing {
 			w.flushWhileCompleting()
 		}
@@ -185,14 +211,18 @@ func (w *Writer) hasPendingChild(i int32) bool {
 
 // candidate is a child branch waiting in layoutChildren, with the size it
 // is ordered by as it was when it became a candidate (as in Cassandra's
-// TreeSet; a candidate's sizes do not change while it waits), and where its
-// ref sits in its parent's list.
+// TreeSet; a candidate's sizes do not change while it waits), its pending
+// ref and where that sits in its parent's list.
 type candidate struct {
 	size       int64
-	node       int32
+	ref        childRef
 	slot       int32
 	transition byte
 }
+
+// noCandidate in candidate.ref marks a layout frame with no child waiting
+// (a written ref, never a candidate's).
+const noCandidate = refWritten
 
 // compareCandidates orders by size, then transition byte, so the last of
 // equal sizes is the one with the higher transition.
@@ -209,21 +239,66 @@ func (w *Writer) newLayoutFrame(i int32) layoutFrame {
 	for k, r := range w.children(&w.nodes[i]) {
 		if !r.written() {
 			w.candidates = append(w.candidates, candidate{
-				size:       w.branchTotal(r.node()),
-				node:       r.node(),
+				size:       w.branchTotal(r),
+				ref:        r,
 				slot:       int32(k),
 				transition: r.transition(),
 			})
 		}
 	}
-	slices.SortFunc(w.candidates[start:], compareCandidates)
-	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: candidate{node: -1}}
+	w.sortCandidates(w.candidates[start:])
+	return layoutFrame{node: i, start: start, bytesLeft: w.bytesLeftInPage(), waiting: candidate{ref: noCandidate}}
+}
+
+// sortCandidates sorts c, which is in ascending transition order, by
+// compareCandidates: by size, equal sizes in transition order. That is a
+// stable sort by size alone, which for the many children of a node high up
+// (a partition index's first levels have 256) is a two-pass radix sort
+// over the low 16 bits of the sizes, far cheaper than comparisons; short
+// lists and sizes beyond 16 bits (never with 4096-byte pages: a pending
+// branch fits a page) take the comparison sort.
+func (w *Writer) sortCandidates(c []candidate) {
+	const radixMin = 32
+	if len(c) < radixMin || !sizesFit16(c) {
+		slices.SortFunc(c, compareCandidates)
+		return
+	}
+	tmp := slices.Grow(w.sortScratch[:0], len(c))[:len(c)]
+	w.sortScratch = tmp
+	radixPass(tmp, c, 0)
+	radixPass(c, tmp, 8)
+}
+
+func sizesFit16(c []candidate) bool {
+	for i := range c {
+		if uint64(c[i].size) >= 1<<16 {
+			return false
+		}
+	}
+	return true
+}
+
+// radixPass moves src into dst ordered by byte (size >> shift) & 0xFF,
+// keeping the order of equal bytes.
+func radixPass(dst, src []candidate, shift uint) {
+	var count [257]int32
+	for i := range src {
+		count[1+int(uint8(src[i].size>>shift))]++
+	}
+	for b := 1; b < len(count); b++ {
+		count[b] += count[b-1]
+	}
+	for i := range src {
+		b := uint8(src[i].size >> shift)
+		dst[count[b]] = src[i]
+		count[b]++
+	}
 }
 
 // insertCandidate puts c back among the top frame's candidates
 // (candidates[start:]), in order, with its current size.
 func (w *Writer) insertCandidate(start int, c candidate) {
-	c.size = w.branchTotal(c.node)
+	c.size = w.branchTotal(c.ref)
 	k, _ := slices.BinarySearchFunc(w.candidates[start:], c, compareCandidates)
 	w.candidates = slices.Insert(w.candidates, start+k, c)
 }
@@ -261,6 +336,10 @@ func (w *Writer) recalcTotalSize(i int32, start int64) int64 {
 		n := &w.nodes[f.node]
 		if n.outOfPageInBranch {
 			if r, ok := w.nextPending(n, &f.child); ok {
+				if r.leaf() {
+					f.sum += int64(r.leafSize()) // no B or C: its size stands
+					continue
+				}
 				w.recalcFrames = append(w.recalcFrames, recalcFrame{node: r.node(), start: f.start + f.sum})
 				continue
 			}
@@ -313,27 +392,51 @@ func (w *Writer) write(i int32) int64 {
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
-		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
-			if c := &w.nodes[r.node()]; c.nkids == 0 {
-				// A leaf, most of what is written: no frame. Its branch is
-				// empty, so it starts where its branch does, and it is
-				// PAYLOAD_ONLY wherever it goes.
-				pos := w.Position()
-				w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
-				if c.hasPayload {
-					w.out = append(w.out, w.payload(c)...)
-				}
-				if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
-					panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
-				}
-				w.release(r.node())
-				w.placeChild(f, pos, 0)
+		n := &w.nodes[f.node]
+		// The list lives in a chunk that never moves, so it stays valid
+		// while children are written and released.
+		refs := w.children(n)
+		descend := int32(-1)
+		for f.child < len(refs) {
+			k := f.child
+			r := refs[k]
+			f.child++
+			if r.written() {
 				continue
 			}
-			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: w.Position()})
+			if r.leaf() {
+				// appendLeafRef, inlined: most of what is written.
+				l := len(w.out)
+				if cap(w.out)-l < len(leafSlot{}) {
+					w.out = slices.Grow(w.out, len(leafSlot{}))
+				}
+				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+				w.out = w.out[:l+int(r.leafSize())]
+				w.leafFree = append(w.leafFree, r.slot())
+				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
+				continue
+			}
+			c := &w.nodes[r.node()]
+			if c.nkids != 0 {
+				descend = r.node()
+				break
+			}
+			// A leaf, most of what is written: no frame. Its branch is
+			// empty, so it starts where its branch does, and it is
+			// PAYLOAD_ONLY wherever it goes. (A leaf at slot 0 leaves
+			// firstBranch at the 0 the frame started with.)
+			pos := w.Position()
+			w.appendLeaf(c)
+			if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
+				panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
+			}
+			w.release(r.node())
+			refs[k] = writtenRef(r.transition(), pos)
+		}
+		if descend >= 0 {
+			w.writeFrames = append(w.writeFrames, writeFrame{node: descend, start: w.Position()})
 			continue
 		}
-		n := &w.nodes[f.node]
 		pos := w.Position()
 		if invariants.Enabled && pos != f.start+int64(n.branchSize) {
 			// Cassandra asserts this: the branch estimate must be exact by now.
@@ -350,6 +453,15 @@ func (w *Writer) write(i int32) int64 {
 			return pos
 		}
 		w.placeChild(&w.writeFrames[len(w.writeFrames)-1], pos, branch)
+	}
+}
+
+// appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and
+// the payload. (Most childless nodes never become nodes: see leafRef.)
+func (w *Writer) appendLeaf(c *node) {
+	w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
+	if c.hasPayload {
+		w.out = append(w.out, w.payload(c)...)
 	}
 }
 
@@ -385,6 +497,15 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
 		if r, ok := w.nextPending(&w.nodes[f.node], &f.child); ok {
+			if r.leaf() {
+				// Placed here for the view, and pending still.
+				pos := base + int64(len(*tail))
+				*tail = append(*tail, w.leaves[r.slot()][:r.leafSize()]...)
+				at := w.nodes[f.node].list + int32(f.child-1)
+				w.restore = append(w.restore, restoreRef{at: at, ref: r})
+				w.placeChild(f, pos, 0)
+				continue
+			}
 			w.writeFrames = append(w.writeFrames, writeFrame{node: r.node(), start: base + int64(len(*tail)), restore: len(w.restore)})
 			continue
 		}
@@ -419,6 +540,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 // completeLast and performCompletion).
 func (w *Writer) writeRemaining() {
 	w.completing = true
+	w.openLeaf = false // closes as it is, see AddShared
 	root := w.stack[0]
 	for len(w.stack) > 0 {
 		top := w.stack[len(w.stack)-1]

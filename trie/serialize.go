@@ -2,6 +2,7 @@ package trie
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bti-go/bti/internal/invariants"
 )
@@ -24,7 +25,7 @@ import (
 func (w *Writer) estimateMaxDist(n *node, pos int64) int64 {
 	refs := w.children(n)
 	if !n.outOfPageChildren {
-		return int64(n.branchSize - w.nodes[refs[0].node()].branchSize)
+		return int64(n.branchSize - w.pendingBranch(refs[0]))
 	}
 	var placed, pending int64
 	havePending := false
@@ -34,7 +35,7 @@ func (w *Writer) estimateMaxDist(n *node, pos int64) int64 {
 				placed = d
 			}
 		} else if !havePending {
-			pending = int64(n.branchSize - w.nodes[r.node()].branchSize)
+			pending = int64(n.branchSize - w.pendingBranch(r))
 			havePending = true
 		}
 	}
@@ -133,13 +134,26 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) [
 			dst = append(dst, byte(carry>>4), byte(carry<<4))
 		}
 	case t.isSparse():
+		// Stored by index into room made once: a partition index's nodes
+		// are mostly SPARSE_8 with a dozen or so children.
 		width := int(pointerBits[t]) / 8
-		dst = append(dst, byte(t)<<4|flags, byte(len(refs)))
-		for _, r := range refs {
-			dst = append(dst, r.transition())
+		n := len(refs)
+		l := len(dst)
+		dst = slices.Grow(dst, 2+n*(1+width))[:l+2+n*(1+width)]
+		out := dst[l:]
+		out[0], out[1] = byte(t)<<4|flags, byte(n)
+		trans, dists := out[2:2+n], out[2+n:]
+		for i, r := range refs {
+			trans[i] = r.transition()
 		}
-		for _, r := range refs {
-			dst = appendUint(dst, uint64(pos-r.pos()), width)
+		if width == 1 {
+			for i, r := range refs {
+				dists[i] = byte(pos - r.pos())
+			}
+		} else {
+			for i, r := range refs {
+				putUint(dists[i*width:(i+1)*width], uint64(pos-r.pos()))
+			}
 		}
 	default: // dense types; a single child with a far pointer also lands here
 		first := refs[0].transition()
@@ -174,10 +188,21 @@ func (w *Writer) appendDenseSlots(dst []byte, refs []childRef, t nodeType, first
 		return dst
 	}
 	width := int(pointerBits[t]) / 8
-	for _, d := range slots {
-		dst = appendUint(dst, d, width)
+	l := len(dst)
+	dst = slices.Grow(dst, span*width)[:l+span*width]
+	out := dst[l:]
+	for i, d := range slots {
+		putUint(out[i*width:(i+1)*width], d)
 	}
 	return dst
+}
+
+// putUint stores the low len(b) bytes of v in b, big-endian.
+func putUint(b []byte, v uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte(v)
+		v >>= 8
+	}
 }
 
 // appendUint appends the low n bytes of v, big-endian.

@@ -105,6 +105,15 @@ func (n *node) payloadFlags() byte {
 // bigPayload in node.plen marks a payload kept in Writer.bigPayloads.
 const bigPayload = 0xFF
 
+// leafSlot holds a pending leaf's bytes as they will be written: the
+// PAYLOAD_ONLY header, then the payload; its leaf ref holds the length.
+// Writing a leaf is one fixed-size copy.
+type leafSlot [16]byte
+
+// maxLeafPayload is the longest payload a leaf slot holds; a key with a
+// longer one ends in a node.
+const maxLeafPayload = len(leafSlot{}) - 1
+
 // Writer builds an on-disk trie incrementally from keys in strictly
 // increasing unsigned byte order, in one pass, laying nodes out in pages
 // exactly as Cassandra's IncrementalDeepTrieWriterPageAware does. Memory is
@@ -133,6 +142,13 @@ type Writer struct {
 	nodes []node  // open and closed nodes, by index; see node
 	free  []int32 // indices of released nodes, reused first
 	lists childLists
+	// Pending leaves (see childRef) and the free slots among them.
+	leaves   []leafSlot
+	leafFree []int32
+	// openLeaf: the previous key ends in a pending leaf, the last child of
+	// the top of the stack (it is open: the next key may extend it, and
+	// promoteLeaf then turns it into a node).
+	openLeaf bool
 	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
@@ -153,6 +169,7 @@ type Writer struct {
 	recalcFrames []recalcFrame
 	layoutFrames []layoutFrame
 	candidates   []candidate
+	sortScratch  []candidate // sortCandidates' second buffer
 	restore      []restoreRef
 	denseSlots   [256]uint64
 
@@ -198,6 +215,11 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.nodes = w.nodes[:0]
 	w.free = w.free[:0]
 	w.lists.reset()
+	w.leafFree = w.leafFree[:0]
+	for i := len(w.leaves) - 1; i >= 0; i-- {
+		w.leafFree = append(w.leafFree, int32(i))
+	}
+	w.openLeaf = false
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
 		w.bigFree = append(w.bigFree, int32(i))
@@ -235,21 +257,47 @@ func (w *Writer) children(n *node) []childRef {
 	return w.lists.list(n.list, int(n.nkids))
 }
 
-// addChild appends a child ref to node p's list, moving the list to the
-// next capacity class when it is full.
+// addChild appends a child ref to node p's list. The common case, room
+// left in the list, is small enough to be inlined; growList moves a full
+// list.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
+	if n.nkids < listCap[n.class] {
+		*w.lists.at(n.list + int32(n.nkids)) = ref
+		n.nkids++
+		return
+	}
+	w.growList(p, ref)
+}
+
+// listCap is the capacity of a list of each class (0: no list).
+var listCap = [maxListClass + 1]uint16{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
+
+// growList gives node p a list with room for ref and appends it: a first
+// list of one ref, or one four times the capacity (1, 4, 16, 64, 256 refs),
+// so a node with a few dozen children moves its list twice, not five
+// times.
+func (w *Writer) growList(p int32, ref childRef) {
+	n := &w.nodes[p]
 	if n.class == 0 {
-		// A fresh parent, most of them: a one-ref list, nothing to move.
 		n.list, n.class = w.lists.alloc(1), 1
-	} else if int(n.nkids) == 1<<(n.class-1) {
-		off := w.lists.alloc(n.class + 1)
+	} else {
+		class := min(n.class+2, maxListClass)
+		off := w.lists.alloc(class)
 		copy(w.lists.list(off, int(n.nkids)), w.children(n))
 		w.lists.release(n.list, n.class)
-		n.list, n.class = off, n.class+1
+		n.list, n.class = off, class
 	}
 	*w.lists.at(n.list + int32(n.nkids)) = ref
 	n.nkids++
+}
+
+// setNodePayload gives node i the payload of the key that ends there.
+func (w *Writer) setNodePayload(i int32, flags byte, payload []byte) {
+	n := &w.nodes[i]
+	n.hasPayload = true
+	n.flags = flags
+	w.setPayload(n, payload)
 }
 
 // setPayload stores a copy of p for node n, in the node when it fits.
@@ -299,6 +347,53 @@ func (w *Writer) dropPayload(n *node) {
 	n.plen = 0
 }
 
+// newLeaf stores a pending leaf's header and payload in a free slot and
+// returns the slot. len(payload) <= maxLeafPayload.
+func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
+	var i int32
+	if k := len(w.leafFree); k > 0 {
+		i = w.leafFree[k-1]
+		w.leafFree = w.leafFree[:k-1]
+	} else {
+		i = int32(len(w.leaves))
+		w.leaves = append(w.leaves, leafSlot{})
+	}
+	s := &w.leaves[i]
+	s[0] = byte(payloadOnly)<<4 | flags&0xF
+	copy(s[1:], payload)
+	return i
+}
+
+// appendLeafRef writes the pending leaf r and frees its slot: the slot's
+// 16 bytes in one copy into spare capacity, of which r's size count.
+func (w *Writer) appendLeafRef(r childRef) {
+	l := len(w.out)
+	if cap(w.out)-l < len(leafSlot{}) {
+		w.out = slices.Grow(w.out, len(leafSlot{}))
+	}
+	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+	w.out = w.out[:l+int(r.leafSize())]
+	w.leafFree = append(w.leafFree, r.slot())
+}
+
+// promoteLeaf turns the open leaf, which the next key extends, into a node
+// on the stack, in the state the node would have had from the start (open:
+// sizes unknown, C set), holding the leaf's payload.
+func (w *Writer) promoteLeaf() {
+	p := &w.nodes[w.stack[len(w.stack)-1]]
+	at := p.list + int32(p.nkids) - 1
+	r := *w.lists.at(at)
+	child := w.newNode() // may move w.nodes
+	c := &w.nodes[child]
+	slot := &w.leaves[r.slot()]
+	c.hasPayload = true
+	c.flags = slot[0] & 0xF
+	w.setPayload(c, slot[1:r.leafSize()])
+	w.leafFree = append(w.leafFree, r.slot())
+	*w.lists.at(at) = pendingRef(r.transition(), child)
+	w.stack = append(w.stack, child)
+}
+
 // release recycles node i once it is written: nothing reads a written
 // node again, its parent keeps the position in its own list.
 func (w *Writer) release(i int32) {
@@ -338,6 +433,29 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 // the shared bytes, so a wrong count corrupts the trie: use Add unless the
 // count comes from a comparison of these very bytes.
 func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
+	if w.openLeaf && shared+1 == len(key) && shared+1 == len(w.prevKey) &&
+		key[shared] > w.prevKey[shared] && len(payload) <= maxLeafPayload &&
+		int64(1+len(payload)) < w.pageSize && len(w.out) < flushThreshold {
+		// The common case, most keys of a partition index: a sibling of
+		// the previous key's leaf, one byte past the shared prefix. That
+		// leaf closes as it is and nothing on the stack changes, so all
+		// there is to do is the new leaf (what the general path below does
+		// in this case, without its loops).
+		if invariants.Enabled {
+			w.checkShared(key, shared)
+		}
+		ref := leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload))
+		p := w.stack[len(w.stack)-1]
+		if n := &w.nodes[p]; n.nkids < listCap[n.class] {
+			*w.lists.at(n.list + int32(n.nkids)) = ref // addChild, inlined
+			n.nkids++
+		} else {
+			w.growList(p, ref)
+		}
+		w.prevKey = key
+		w.count++
+		return nil
+	}
 	if w.done {
 		return ErrFinished
 	}
@@ -348,11 +466,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 			return w.orderError(key)
 		}
 		if invariants.Enabled {
-			// Cassandra derives the shared length itself; a caller's count
-			// that is wrong would graft the key onto the wrong branch.
-			if c := commonPrefix(prev, key); c != shared {
-				panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, prev))
-			}
+			w.checkShared(key, shared)
 		}
 	} else {
 		shared = 0
@@ -363,31 +477,61 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		}
 	}
 
+	if w.openLeaf {
+		// The previous key's leaf closes as it is (nothing to do: its ref
+		// holds all its parent needs), unless this key extends it.
+		w.openLeaf = false
+		if shared == len(w.prevKey) {
+			w.promoteLeaf()
+		}
+	}
 	// Open nodes below the common prefix are finished: close them deepest
 	// first, which may write branches that filled a page.
 	for len(w.stack) > shared+1 {
 		top := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
-		if n := &w.nodes[top]; n.nkids != 0 || !w.closeLeaf(n) {
-			w.closeNode(top)
-		}
+		w.closeNode(top)
 	}
 	parent := w.stack[len(w.stack)-1]
-	for _, b := range key[shared:] {
-		child := w.newNode()
-		w.addChild(parent, pendingRef(b, child))
-		w.stack = append(w.stack, child)
-		parent = child
+	suffix := key[shared:]
+	if len(suffix) == 0 {
+		// The empty key, first of all: the root carries its payload.
+		w.setNodePayload(parent, flags, payload)
+	} else {
+		for _, b := range suffix[:len(suffix)-1] {
+			child := w.newNode()
+			w.addChild(parent, pendingRef(b, child))
+			w.stack = append(w.stack, child)
+			parent = child
+		}
+		last := suffix[len(suffix)-1]
+		if size := 1 + len(payload); len(payload) <= maxLeafPayload && int64(size) < w.pageSize {
+			// A leaf (closeLeaf has why a childless node that fits a page
+			// needs nothing else).
+			w.addChild(parent, leafRef(last, w.newLeaf(flags, payload), size))
+			w.openLeaf = true
+		} else {
+			child := w.newNode()
+			w.addChild(parent, pendingRef(last, child))
+			w.stack = append(w.stack, child)
+			w.setNodePayload(child, flags, payload)
+		}
 	}
-	leaf := &w.nodes[parent]
-	leaf.hasPayload = true
-	leaf.flags = flags
-	w.setPayload(leaf, payload)
 
 	w.prevKey = key
 	w.hasPrev = true
 	w.count++
 	return nil
+}
+
+// checkShared panics if the previous key does not share exactly shared
+// leading bytes with key (invariants tag): Cassandra derives the shared
+// length itself, and a caller's count that is wrong would graft the key
+// onto the wrong branch.
+func (w *Writer) checkShared(key []byte, shared int) {
+	if c := commonPrefix(w.prevKey, key); c != shared {
+		panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, w.prevKey))
+	}
 }
 
 // orderError describes why key cannot follow the previous key.

@@ -24,7 +24,7 @@ N is refused (exit status 2) when the kind cannot supply N distinct keys
 (int32 has 2^32; text and blob have 68^n and 256^n of each length n, plus
 the lengths allowed), and when the set would need more than 4 GiB of memory:
 the keys are drawn at random and sorted, so all of them are held at once,
-104 bytes per UUID key (so at most about 41 million UUID keys).
+120 bytes per UUID key at the peak (so at most about 35 million UUID keys).
 
 ` + outputHelp
 

@@ -154,7 +154,7 @@ func TestGenImpossibleCount(t *testing.T) {
 		{[]string{"gen", "--count", "300", "--kind", "blob", "--key-len-max", "1", "--prefix-bytes", "4"},
 			"but blob of 1..1 bytes after a 4-byte prefix offers only 256 distinct keys"},
 		{[]string{"gen", "--count", "5000000000", "--kind", "uuid"},
-			"keygen: key set too large to generate in memory: 5000000000 uuid keys need about 484.3 GiB (104 bytes per key), the limit is 4 GiB"},
+			"keygen: key set too large to generate in memory: 5000000000 uuid keys need about 558.8 GiB (120 bytes per key), the limit is 4 GiB"},
 		{[]string{"gen", "--count", "50000000", "--kind", "int64", "--out", out},
 			"key set too large to generate in memory"},
 		{[]string{"demo", "--count", "5000000000"},
