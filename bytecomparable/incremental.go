@@ -30,16 +30,30 @@ type BytesKeyEncoder struct {
 }
 
 // escapeMarkEvery is the input stride at which BytesKeyEncoder records
-// where the output stood.
-const escapeMarkEvery = 256
+// where the output stood. 64 bytes reuse a 64-byte shared prefix (a
+// tenant id, say), which 256-byte strides never did, for one mark more per
+// 64 bytes escaped (callgrind per key, 16,384 ByteOrdered keys behind a
+// shared prefix of 0/64/4096 bytes: 256 gives 1450/2575/4060 instructions,
+// 64 gives 1438/1835/4122, 32 gives 1435/1835/4219).
+const escapeMarkEvery = 64
 
 // escapeMark records the escaper after an input prefix of a component: out
 // bytes of output (counted from the component's start) and whether the
-// prefix ended in a zero byte.
-type escapeMark struct {
-	out     int
-	escaped bool
+// prefix ended in a zero byte, in 4 bytes: a 4 KiB key has 64 marks, which
+// the next key copies for the strides it shares. (Output offsets stay
+// below 2^31: a partition key has at most 65,535 bytes.)
+type escapeMark uint32
+
+func newEscapeMark(out int, escaped bool) escapeMark {
+	m := escapeMark(out) << 1
+	if escaped {
+		m |= 1
+	}
+	return m
 }
+
+func (m escapeMark) out() int      { return int(m >> 1) }
+func (m escapeMark) escaped() bool { return m&1 != 0 }
 
 // Reset forgets the previous key, keeping memory for reuse.
 func (e *BytesKeyEncoder) Reset() {
@@ -128,18 +142,18 @@ func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []es
 	if !e.havePrev {
 		prevMarks = nil
 	}
-	if k := min(shared/escapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].out <= len(e.prevOut) {
+	if k := min(shared/escapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].out() <= len(e.prevOut) {
 		m := prevMarks[k-1]
-		copied = copy(out[n:], e.prevOut[:m.out])
+		copied = copy(out[n:], e.prevOut[:m.out()])
 		n += copied
-		escaped, i = m.escaped, k*escapeMarkEvery
+		escaped, i = m.escaped(), k*escapeMarkEvery
 		marks = append(marks, prevMarks[:k]...)
 	}
 	for i < len(b) {
 		end := min(i+escapeMarkEvery, len(b))
 		n, escaped = escapeInto(out, n, b[i:end], escaped)
 		if end-i == escapeMarkEvery {
-			marks = append(marks, escapeMark{out: n - base, escaped: escaped})
+			marks = append(marks, newEscapeMark(n-base, escaped))
 		}
 		i = end
 	}

@@ -54,8 +54,8 @@ func TestBytesKeyEncoder(t *testing.T) {
 		for j, m := range e.nextMarks {
 			full := AppendEscaped(nil, b[:(j+1)*escapeMarkEvery])
 			// The mark's output is the escaped prefix without its end marker.
-			require.Equal(t, full[:len(full)-1], got[len(prefix)+1:len(prefix)+1+m.out], "mark %d", j)
-			require.Equal(t, b[(j+1)*escapeMarkEvery-1] == 0, m.escaped, "mark %d", j)
+			require.Equal(t, full[:len(full)-1], got[len(prefix)+1:len(prefix)+1+m.out()], "mark %d", j)
+			require.Equal(t, b[(j+1)*escapeMarkEvery-1] == 0, m.escaped(), "mark %d", j)
 		}
 		// The bytes Reused claims are equal to the committed key's output.
 		if prevOut := slots[(slot+2)%3]; prev != nil && e.havePrev {
@@ -92,7 +92,7 @@ func TestBytesKeyEncoderReuses(t *testing.T) {
 	// carry the poison.
 	shared := len(prefix) / escapeMarkEvery * escapeMarkEvery
 	m := e.prevMarks[shared/escapeMarkEvery-1]
-	copyEnd := 1 + m.out
+	copyEnd := 1 + m.out()
 	want := AppendBytesTokenKey(nil, b)
 	require.Equal(t, want[:copyEnd], outA[:copyEnd])
 	for i := 1; i < copyEnd; i++ {
