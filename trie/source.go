@@ -80,6 +80,9 @@ func (t *Trie) Root() int64 { return t.root }
 // payload position to the end of its segment. The slice aliases the source;
 // the caller decodes its own format and checks its own lengths.
 func (t *Trie) Payload(pos int64) (flags uint8, payload []byte, err error) {
+	if seg, ok := t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) {
+		return seg[0] & 0xF, seg[1:], nil // a leaf, the usual case: what nodeView decodes for it
+	}
 	var nv nodeView
 	if err := nv.load(&t.src, pos); err != nil {
 		return 0, nil, err
