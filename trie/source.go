@@ -58,6 +58,7 @@ func (s *Source) size() int64 {
 type Trie struct {
 	src  Source
 	root int64
+	jump *jumpTable // nil unless WithJumpTable built one
 }
 
 // New returns a trie over src whose root node is at root. It checks only

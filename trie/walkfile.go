@@ -14,10 +14,18 @@ package trie
 // exactFile is exact over a complete file. It makes no call: the first node
 // type it does not decode, or the first irregular case, hands the walk to
 // exactFrom at that node, whose steps give the same answers and errors from
-// there.
+// there. A trie with a jump table starts the walk where the table says
+// (jump.go).
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
+	if j := w.t.jump; j != nil && j.covers(key) {
+		p := len(j.prefix)
+		if e := j.next[int(key[p])<<8|int(key[p+1])]; e != 0 {
+			pos, k = int64(e)-1, j.depth
+			w.touch ^= touchAround(f, pos)
+		}
+	}
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
 	for ; ; k++ {
@@ -170,6 +178,14 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater, minGreater := none, int64(-1)
+	if j := w.t.jump; j != nil && j.covers(key) {
+		p := len(j.prefix)
+		v := int(key[p])<<8 | int(key[p+1])
+		if e := j.next[v]; e != 0 {
+			pos, k, minGreater = int64(e)-1, j.depth, int64(j.greater[v])-1
+			w.touch ^= touchAround(f, pos)
+		}
+	}
 	for ; ; k++ {
 		b := eos
 		if k < len(key) {
