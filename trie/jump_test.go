@@ -107,6 +107,7 @@ func TestJumpTableModel(t *testing.T) {
 			continue
 		}
 		built++
+		checkJumpEntries(t, tj)
 		m := collect(t, tj)
 		require.Len(t, m.keys, len(entries), "seed %d", seed)
 		checkModel(t, tj, m, r, 300)
@@ -135,9 +136,17 @@ func TestJumpTableModel(t *testing.T) {
 // walkers' own steps, and an entry whose steps stop, fail or disagree sends
 // its keys down from the root.
 func TestJumpTableDamaged(t *testing.T) {
-	r := rand.New(rand.NewSource(12))
-	entries := hashedEntries(r, 4000)
-	clean, root := buildTrie(t, entries, buildOpts{})
+	for _, anyType := range []bool{false, true} {
+		r := rand.New(rand.NewSource(12))
+		entries := hashedEntries(r, 4000)
+		// Cassandra's node types (SPARSE below the chain at this size), or
+		// random ones (DENSE among them, which the table reads in one pass).
+		clean, root := buildTrie(t, entries, buildOpts{rnd: r, anyType: anyType})
+		damageJumps(t, r, clean, root)
+	}
+}
+
+func damageJumps(t *testing.T, r *rand.Rand, clean []byte, root int64) {
 	m := collect(t, mustNew(t, clean, root))
 	buf := make([]byte, len(clean))
 	rounds := 200
@@ -160,6 +169,7 @@ func TestJumpTableDamaged(t *testing.T) {
 			continue
 		}
 		tj := tr.WithJumpTable()
+		checkJumpEntries(t, tj)
 		for range 50 {
 			q := bytes.Clone(m.keys[r.Intn(len(m.keys))])
 			if r.Intn(2) == 0 {
@@ -184,4 +194,33 @@ func TestJumpTableWhere(t *testing.T) {
 	require.False(t, split.WithJumpTable().JumpTable(), "early-open tail")
 	empty := mustNew(t, []byte{0x00}, 0)
 	require.False(t, empty.WithJumpTable().JumpTable(), "empty trie")
+}
+
+// checkJumpEntries recomputes every entry of tj's table (if it has one) with
+// bothSteps, byte by byte, as buildJump does where it does not read a DENSE
+// node's slots in one pass.
+func checkJumpEntries(t *testing.T, tj *Trie) {
+	t.Helper()
+	j := tj.jump
+	if j == nil {
+		return
+	}
+	w := tj.Walker()
+	top, gTop, ok := w.bothSteps(tj.root, none, j.prefix)
+	require.True(t, ok, "the chain")
+	for b1 := range 256 {
+		n1, g1, ok1 := w.bothSteps(top, gTop, []byte{byte(b1)})
+		for b2 := range 256 {
+			v := b1<<8 | b2
+			var next, greater uint32
+			if ok1 {
+				if n, g, ok := w.bothSteps(n1, g1, []byte{byte(b2)}); ok {
+					next, greater = uint32(n+1), uint32(g+1)
+				}
+			}
+			if j.next[v] != next || j.greater[v] != greater {
+				t.Fatalf("entry %04x: table %d/%d, the steps %d/%d", v, j.next[v], j.greater[v], next, greater)
+			}
+		}
+	}
 }

@@ -278,14 +278,12 @@ func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more b
 	if w.t.src.Tail == nil {
 		return w.ceilingFile(key, partial) // walkfile.go
 	}
-	return w.ceilingFrom(key, partial, w.t.root, 0, none, -1)
+	return w.ceilingFrom(key, partial, w.t.root, 0, none)
 }
 
 // ceilingFrom is ceiling's loop from the node at pos with k key bytes
-// consumed and the greater branch passed so far; minGreater is the answer
-// when the rest of the walk passes no greater branch (goMin already applied,
-// -1 for none), which is where a jump leaves it.
-func (w *Walker) ceilingFrom(key []byte, partial bool, pos int64, k int, greater, minGreater int64) (atKey, _ int64, more bool, err error) {
+// consumed and greater the greater branch passed so far (none at the root).
+func (w *Walker) ceilingFrom(key []byte, partial bool, pos int64, k int, greater int64) (atKey, _ int64, more bool, err error) {
 	atKey = -1
 	for ; ; k++ {
 		b := eos
@@ -307,11 +305,10 @@ func (w *Walker) ceilingFrom(key []byte, partial bool, pos int64, k int, greater
 		}
 		pos = next
 	}
-	if greater == none {
-		return atKey, minGreater, false, nil
-	}
-	if greater, err = w.goMin(greater); err != nil {
-		return -1, -1, false, err
+	if greater != none {
+		if greater, err = w.goMin(greater); err != nil {
+			return -1, -1, false, err
+		}
 	}
 	return atKey, greater, false, nil
 }

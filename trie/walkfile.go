@@ -177,12 +177,12 @@ func touchAround(f []byte, c int64) byte {
 func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
-	greater, minGreater := none, int64(-1)
+	greater = none
 	if j := w.t.jump; j != nil && j.covers(key) {
 		p := len(j.prefix)
 		v := int(key[p])<<8 | int(key[p+1])
 		if e := j.next[v]; e != 0 {
-			pos, k, minGreater = int64(e)-1, j.depth, int64(j.greater[v])-1
+			pos, k, greater = int64(e)-1, j.depth, int64(j.greater[v])-1
 			w.touch ^= touchAround(f, pos)
 		}
 	}
@@ -205,7 +205,7 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			if flags != 0 {
 				atKey = pos
 			}
-			return w.ceilingEnd(atKey, greater, minGreater)
+			return w.ceilingEnd(atKey, greater)
 		case singleNoPayload4, singleNoPayload12:
 			// One child, no payload: descend on its byte; below it, the
 			// child is the next entry up; above it, nothing here is.
@@ -231,7 +231,7 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			if b < first {
 				greater = pos - d
 			}
-			return w.ceilingEnd(-1, greater, minGreater)
+			return w.ceilingEnd(-1, greater)
 		case sparse8:
 			if len(seg) < 2 {
 				break
@@ -286,7 +286,7 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			if (b == eos || n == 0) && flags != 0 {
 				atKey = pos
 			}
-			return w.ceilingEnd(atKey, greater, minGreater)
+			return w.ceilingEnd(atKey, greater)
 		case dense16, dense24:
 			if len(seg) < 3 {
 				break
@@ -334,17 +334,17 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			if (b == eos || n == 0) && flags != 0 {
 				atKey = pos
 			}
-			return w.ceilingEnd(atKey, greater, minGreater)
+			return w.ceilingEnd(atKey, greater)
 		}
-		return w.ceilingFrom(key, partial, pos, k, greater, minGreater)
+		return w.ceilingFrom(key, partial, pos, k, greater)
 	}
 }
 
-// ceilingEnd finishes a ceiling walk that stopped with atKey: the greater
-// branch it passed last, goMin applied, or minGreater when it passed none.
-func (w *Walker) ceilingEnd(atKey, greater, minGreater int64) (int64, int64, bool, error) {
+// ceilingEnd finishes a ceiling walk that stopped with atKey: goMin of the
+// greater branch it passed last, if any.
+func (w *Walker) ceilingEnd(atKey, greater int64) (int64, int64, bool, error) {
 	if greater == none {
-		return atKey, minGreater, false, nil
+		return atKey, -1, false, nil
 	}
 	g, err := w.goMin(greater)
 	if err != nil {
