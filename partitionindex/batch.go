@@ -52,7 +52,9 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 				continue
 			}
 			if k.Partitioner == partitioner.Murmur3 {
-				bs.enc = appendTokenPrefix(bs.enc, k.Token)
+				var tp [tokenPrefixLen]byte
+				putTokenPrefix(&tp, k.Token)
+				bs.enc = append(bs.enc, tp[:]...)
 			} else {
 				bs.enc = k.AppendComparable(bs.enc)
 			}
@@ -72,7 +74,7 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 			k := &chunk[bs.lane[j]]
 			var res Result
 			if p.More {
-				res.Pos, res.OK, res.Err = r.get(*k) // the walk reached the raw key bytes
+				res.Pos, res.OK, res.Err = r.get(k) // the walk reached the raw key bytes
 			} else {
 				res.Pos, res.OK, res.Err = exactResult(k, p.Node, p.OK, p.Flags, p.Payload, p.Err)
 			}

@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/bti-go/bti/bytecomparable"
@@ -15,12 +16,16 @@ import (
 // are equal). The raw key is then never read: no escaping work, and no cache
 // miss on the caller's key bytes.
 
-// appendTokenPrefix appends the first 10 bytes of the encoding of a Murmur3
-// key (bytecomparable.AppendLongTokenKey): 40, the token, 40.
-func appendTokenPrefix(dst []byte, token int64) []byte {
-	dst = append(dst, bytecomparable.NextComponent)
-	dst = bytecomparable.AppendInt64(dst, token)
-	return append(dst, bytecomparable.NextComponent)
+// tokenPrefixLen is the length of a Murmur3 key's token prefix: 40, the
+// token, 40.
+const tokenPrefixLen = 10
+
+// putTokenPrefix writes the first tokenPrefixLen bytes of the encoding of a
+// Murmur3 key (bytecomparable.AppendLongTokenKey) into dst.
+func putTokenPrefix(dst *[tokenPrefixLen]byte, token int64) {
+	dst[0] = bytecomparable.NextComponent
+	binary.BigEndian.PutUint64(dst[1:9], uint64(token)^(1<<63)) // bytecomparable.AppendInt64
+	dst[9] = bytecomparable.NextComponent
 }
 
 // checkKey is what encode checks before encoding key.
@@ -35,22 +40,22 @@ func (r *Reader) checkKey(key *partitioner.Key) error {
 }
 
 // get is Get.
-func (r *Reader) get(key partitioner.Key) (int64, bool, error) {
-	if err := r.checkKey(&key); err != nil {
+func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
+	if err := r.checkKey(key); err != nil {
 		return 0, false, err
 	}
 	if key.Partitioner == partitioner.Murmur3 {
-		r.enc = appendTokenPrefix(r.enc[:0], key.Token)
-		node, found, more, err := r.walker.ExactPrefix(r.enc)
+		putTokenPrefix(&r.tok, key.Token)
+		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
 		if !more {
 			flags, payload := r.walker.Payload()
-			return exactResult(&key, node, found, flags, payload, err)
+			return exactResult(key, node, found, flags, payload, err)
 		}
 	}
 	r.enc = key.AppendComparable(r.enc[:0])
 	node, found, err := r.walker.Exact(r.enc)
 	flags, payload := r.walker.Payload()
-	return exactResult(&key, node, found, flags, payload, err)
+	return exactResult(key, node, found, flags, payload, err)
 }
 
 // exactResult turns an exact walk's answer into Get's (Cassandra's

@@ -61,12 +61,18 @@ func decodePayload(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok b
 	if n == 0 || len(b) < n {
 		return 0, false, 0, false
 	}
+	// Sign-extend from n bytes.
+	shift := uint(64 - 8*n)
+	if len(b) >= 8 {
+		// One load: the n bytes are the top of the big-endian word (the
+		// rest is whatever follows the payload), the case of every entry
+		// but the ones within 8 bytes of the trie's end.
+		return hash, hasHash, int64(binary.BigEndian.Uint64(b)) >> shift, true
+	}
 	var u uint64
 	for _, c := range b[:n] {
 		u = u<<8 | uint64(c)
 	}
-	// Sign-extend from n bytes.
-	shift := uint(64 - 8*n)
 	v = int64(u<<shift) >> shift
 	return hash, hasHash, v, true
 }
