@@ -24,8 +24,9 @@ const batchWidth = 16
 type batchState struct {
 	probes [batchWidth]trie.Probe
 	lane   [batchWidth]int // key index of each probe
-	enc    []byte          // the probes' keys, back to back
-	ends   [batchWidth]int // end of each probe's key in enc
+	enc    []byte          // the probes' keys that are not Murmur3, back to back
+	ends   [batchWidth]int // end of each such probe's key in enc (-1: a Murmur3 key, in tok)
+	tok    [batchWidth][tokenPrefixLen]byte
 }
 
 // GetBatch looks up every key of keys and appends one Result per key, in
@@ -52,20 +53,24 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 				continue
 			}
 			if k.Partitioner == partitioner.Murmur3 {
-				var tp [tokenPrefixLen]byte
-				putTokenPrefix(&tp, k.Token)
-				bs.enc = append(bs.enc, tp[:]...)
+				putTokenPrefix(&bs.tok[n], k.Token)
+				bs.ends[n] = -1
 			} else {
 				bs.enc = k.AppendComparable(bs.enc)
+				bs.ends[n] = len(bs.enc)
 			}
-			bs.lane[n], bs.ends[n] = i, len(bs.enc)
+			bs.lane[n] = i
 			n++
 		}
 		// Slice the keys out only now: appending may have moved enc.
 		start := 0
 		for j := 0; j < n; j++ {
-			k := &chunk[bs.lane[j]]
-			bs.probes[j] = trie.Probe{Key: bs.enc[start:bs.ends[j]], Partial: k.Partitioner == partitioner.Murmur3}
+			p := &bs.probes[j]
+			if bs.ends[j] < 0 {
+				p.Key, p.Partial = bs.tok[j][:], true
+				continue
+			}
+			p.Key, p.Partial = bs.enc[start:bs.ends[j]], false
 			start = bs.ends[j]
 		}
 		r.walker.ExactBatch(bs.probes[:n])
