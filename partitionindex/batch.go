@@ -1,6 +1,8 @@
 package partitionindex
 
 import (
+	"slices"
+
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -43,11 +45,11 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 		chunk := keys[:min(len(keys), batchWidth)]
 		keys = keys[len(chunk):]
 		base := len(dst)
+		dst = slices.Grow(dst, len(chunk))[:base+len(chunk)] // every result is set below
 		n := 0
 		bs.enc = bs.enc[:0]
 		for i := range chunk {
 			k := &chunk[i] // Keys are 80 bytes: do not copy them
-			dst = append(dst, Result{})
 			if err := r.checkKey(k); err != nil {
 				dst[base+i] = Result{Err: err}
 				continue

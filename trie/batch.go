@@ -106,28 +106,31 @@ func (w *Walker) stepProbe(p *Probe) bool {
 func (w *Walker) exactLanesFile(probes []Probe) {
 	f := w.t.src.File
 	j := w.t.jump
-	var live [maxLanes]uint8
-	var slow [maxLanes]uint8
+	var live, slow [maxLanes]uint8
+	var at [maxLanes]int64 // each lane's p.pos, kept here during the rounds
+	var ks [maxLanes]int   // and its p.k
 	nslow := 0
 	for i := range probes {
 		p := &probes[i]
 		p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
-		p.pos, p.k = w.t.root, 0
+		pos, k := w.t.root, 0
 		if j != nil && j.covers(p.Key) {
 			n := len(j.prefix)
 			if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
-				p.pos, p.k = int64(e)-1, j.depth
-				if c := p.pos; c >= 128 && c+32 < int64(len(f)) {
-					w.touch ^= prefetchSpan(f[c-128 : c+33])
+				pos, k = int64(e)-1, j.depth
+				if pos >= 128 && pos+32 < int64(len(f)) {
+					w.touch ^= prefetchSpan(f[pos-128 : pos+33])
 				}
 			}
 		}
+		at[i], ks[i] = pos, k
 		live[i] = uint8(i)
 	}
 	for n := len(probes); n > 0; {
 		for x := 0; x < n; {
-			p := &probes[live[x]]
-			pos, k := p.pos, p.k
+			i := live[x]
+			p := &probes[i]
+			pos, k := at[i], ks[i]
 			if k >= len(p.Key) || pos < 0 || pos >= int64(len(f)) {
 				goto slowLane // eos, a partial key's end, or an unreadable node
 			}
@@ -161,7 +164,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					if d == 0 || d > pos {
 						goto slowLane
 					}
-					p.pos, p.k = pos-d, k+1
+					at[i], ks[i] = pos-d, k+1
 				case sparse8:
 					if len(seg) < 2 {
 						goto slowLane
@@ -200,7 +203,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					if d == 0 || d > pos {
 						goto slowLane
 					}
-					p.pos, p.k = pos-d, k+1
+					at[i], ks[i] = pos-d, k+1
 				case dense16, dense24:
 					if len(seg) < 3 {
 						goto slowLane
@@ -208,22 +211,22 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					first, n := int(seg[1]), int(seg[2])+1
 					var ppos int
 					var d uint64
-					i := b - first
+					si := b - first
 					if nodeType(h>>4) == dense16 {
 						ppos = 3 + 2*n
 						if len(seg) < ppos {
 							goto slowLane
 						}
-						if i >= 0 && i < n {
-							d = uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
+						if si >= 0 && si < n {
+							d = uint64(seg[3+2*si])<<8 | uint64(seg[4+2*si])
 						}
 					} else {
 						ppos = 3 + 3*n
 						if len(seg) < ppos {
 							goto slowLane
 						}
-						if i >= 0 && i < n {
-							d = uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
+						if si >= 0 && si < n {
+							d = uint64(seg[3+3*si])<<16 | uint64(seg[4+3*si])<<8 | uint64(seg[5+3*si])
 						}
 					}
 					if d == 0 {
@@ -232,7 +235,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					if d > uint64(pos) {
 						goto slowLane
 					}
-					p.pos, p.k = pos-int64(d), k+1
+					at[i], ks[i] = pos-int64(d), k+1
 				default:
 					goto slowLane
 				}
@@ -248,7 +251,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 		}
 		// Start the misses of the nodes the next round reads.
 		for x := 0; x < n; x++ {
-			w.touch ^= prefetch(&f[probes[live[x]].pos])
+			w.touch ^= prefetch(&f[at[live[x]]])
 		}
 	}
 	for _, i := range slow[:nslow] {
