@@ -204,7 +204,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 						goto slowLane
 					}
 					at[i], ks[i] = pos-d, k+1
-				case dense16, dense24:
+				case dense12, dense16, dense24:
 					if len(seg) < 3 {
 						goto slowLane
 					}
@@ -212,7 +212,15 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					var ppos int
 					var d uint64
 					si := b - first
-					if nodeType(h>>4) == dense16 {
+					if nodeType(h>>4) == dense12 {
+						ppos = 3 + (3*n+1)/2
+						if len(seg) < ppos {
+							goto slowLane
+						}
+						if si >= 0 && si < n {
+							d = read12(seg[3:], si)
+						}
+					} else if nodeType(h>>4) == dense16 {
 						ppos = 3 + 2*n
 						if len(seg) < ppos {
 							goto slowLane
