@@ -28,15 +28,21 @@ func putTokenPrefix(dst *[tokenPrefixLen]byte, token int64) {
 	dst[9] = bytecomparable.NextComponent
 }
 
-// checkKey is what encode checks before encoding key.
+// checkKey is what every key lookup checks first: an open handle and key's
+// partitioner. The test is inlined; keyError builds the error.
 func (r *Reader) checkKey(key *partitioner.Key) error {
+	if r.closed || key.Partitioner != r.ix.part {
+		return r.keyError(key)
+	}
+	return nil
+}
+
+// keyError is checkKey's error.
+func (r *Reader) keyError(key *partitioner.Key) error {
 	if r.closed {
 		return ErrClosed
 	}
-	if key.Partitioner != r.ix.part {
-		return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
-	}
-	return nil
+	return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
 }
 
 // get is Get.
@@ -61,6 +67,14 @@ func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
 // exactResult turns an exact walk's answer into Get's (Cassandra's
 // exactCandidate): the candidate's position if its hash byte matches key's.
 func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
+	if found && err == nil && flags >= flagHasHashByte && len(payload) > 8 {
+		// decodePayload's leading case, written here: the hash byte, then
+		// the position as the top flags-7 bytes of one big-endian word.
+		if payload[0] != key.HashByte() {
+			return 0, false, nil
+		}
+		return int64(binary.BigEndian.Uint64(payload[1:])) >> (64 - 8*uint(flags-7)), true, nil
+	}
 	if err != nil || !found {
 		return 0, false, fromTrie(err)
 	}
