@@ -1,6 +1,8 @@
 package partitionindex
 
 import (
+	"slices"
+
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -24,8 +26,9 @@ const batchWidth = 16
 type batchState struct {
 	probes [batchWidth]trie.Probe
 	lane   [batchWidth]int // key index of each probe
-	enc    []byte          // the probes' keys, back to back
-	ends   [batchWidth]int // end of each probe's key in enc
+	enc    []byte          // the probes' keys that are not Murmur3, back to back
+	ends   [batchWidth]int // end of each such probe's key in enc (-1: a Murmur3 key, in tok)
+	tok    [batchWidth][tokenPrefixLen]byte
 }
 
 // GetBatch looks up every key of keys and appends one Result per key, in
@@ -42,28 +45,34 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 		chunk := keys[:min(len(keys), batchWidth)]
 		keys = keys[len(chunk):]
 		base := len(dst)
+		dst = slices.Grow(dst, len(chunk))[:base+len(chunk)] // every result is set below
 		n := 0
 		bs.enc = bs.enc[:0]
 		for i := range chunk {
 			k := &chunk[i] // Keys are 80 bytes: do not copy them
-			dst = append(dst, Result{})
 			if err := r.checkKey(k); err != nil {
 				dst[base+i] = Result{Err: err}
 				continue
 			}
 			if k.Partitioner == partitioner.Murmur3 {
-				bs.enc = appendTokenPrefix(bs.enc, k.Token)
+				putTokenPrefix(&bs.tok[n], k.Token)
+				bs.ends[n] = -1
 			} else {
 				bs.enc = k.AppendComparable(bs.enc)
+				bs.ends[n] = len(bs.enc)
 			}
-			bs.lane[n], bs.ends[n] = i, len(bs.enc)
+			bs.lane[n] = i
 			n++
 		}
 		// Slice the keys out only now: appending may have moved enc.
 		start := 0
 		for j := 0; j < n; j++ {
-			k := &chunk[bs.lane[j]]
-			bs.probes[j] = trie.Probe{Key: bs.enc[start:bs.ends[j]], Partial: k.Partitioner == partitioner.Murmur3}
+			p := &bs.probes[j]
+			if bs.ends[j] < 0 {
+				p.Key, p.Partial = bs.tok[j][:], true
+				continue
+			}
+			p.Key, p.Partial = bs.enc[start:bs.ends[j]], false
 			start = bs.ends[j]
 		}
 		r.walker.ExactBatch(bs.probes[:n])
@@ -72,7 +81,7 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 			k := &chunk[bs.lane[j]]
 			var res Result
 			if p.More {
-				res.Pos, res.OK, res.Err = r.get(*k) // the walk reached the raw key bytes
+				res.Pos, res.OK, res.Err = r.get(k) // the walk reached the raw key bytes
 			} else {
 				res.Pos, res.OK, res.Err = exactResult(k, p.Node, p.OK, p.Flags, p.Payload, p.Err)
 			}

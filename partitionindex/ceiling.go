@@ -134,8 +134,8 @@ func (r *Reader) keyCandidates(key *partitioner.Key, dir int) (Candidates, error
 		return Candidates{}, err
 	}
 	if dir > 0 && key.Partitioner == partitioner.Murmur3 {
-		r.enc = appendTokenPrefix(r.enc[:0], key.Token)
-		onPath, beyond, more, err := r.walker.CeilingPrefix(r.enc)
+		putTokenPrefix(&r.tok, key.Token)
+		onPath, beyond, more, err := r.walker.CeilingPrefix(r.tok[:])
 		if !more {
 			return r.candidatesAt(onPath, beyond, err)
 		}

@@ -64,6 +64,14 @@
 // allocate nothing. Closing the Index waits for the last handle before the
 // memory is unmapped.
 //
+// Memory: an index over caller bytes or a mapped file uses them in place.
+// A complete index of jumpMinBytes (2 MiB, about 250,000 Murmur3 keys) or
+// more also builds the trie's jump table at open (trie.WithJumpTable):
+// trie.JumpTableBytes (512 KiB) on the heap, read from the top two branching
+// levels of the trie in under a millisecond, after which every lookup starts
+// below those levels; Index.Trie().JumpTable() reports it. Early-open views
+// build none.
+//
 // Forgetting Close: nothing releases a mapping but Close. An Index from Open
 // stays mapped until its Close and the Close of every Reader opened on it;
 // if one of them is forgotten, the mapping (address space, and the file's

@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/bti-go/bti/bytecomparable"
@@ -15,47 +16,65 @@ import (
 // are equal). The raw key is then never read: no escaping work, and no cache
 // miss on the caller's key bytes.
 
-// appendTokenPrefix appends the first 10 bytes of the encoding of a Murmur3
-// key (bytecomparable.AppendLongTokenKey): 40, the token, 40.
-func appendTokenPrefix(dst []byte, token int64) []byte {
-	dst = append(dst, bytecomparable.NextComponent)
-	dst = bytecomparable.AppendInt64(dst, token)
-	return append(dst, bytecomparable.NextComponent)
+// tokenPrefixLen is the length of a Murmur3 key's token prefix: 40, the
+// token, 40.
+const tokenPrefixLen = 10
+
+// putTokenPrefix writes the first tokenPrefixLen bytes of the encoding of a
+// Murmur3 key (bytecomparable.AppendLongTokenKey) into dst.
+func putTokenPrefix(dst *[tokenPrefixLen]byte, token int64) {
+	dst[0] = bytecomparable.NextComponent
+	binary.BigEndian.PutUint64(dst[1:9], uint64(token)^(1<<63)) // bytecomparable.AppendInt64
+	dst[9] = bytecomparable.NextComponent
 }
 
-// checkKey is what encode checks before encoding key.
+// checkKey is what every key lookup checks first: an open handle and key's
+// partitioner. The test is inlined; keyError builds the error.
 func (r *Reader) checkKey(key *partitioner.Key) error {
-	if r.closed {
-		return ErrClosed
-	}
-	if key.Partitioner != r.ix.part {
-		return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
+	if r.closed || key.Partitioner != r.ix.part {
+		return r.keyError(key)
 	}
 	return nil
 }
 
+// keyError is checkKey's error.
+func (r *Reader) keyError(key *partitioner.Key) error {
+	if r.closed {
+		return ErrClosed
+	}
+	return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
+}
+
 // get is Get.
-func (r *Reader) get(key partitioner.Key) (int64, bool, error) {
-	if err := r.checkKey(&key); err != nil {
+func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
+	if err := r.checkKey(key); err != nil {
 		return 0, false, err
 	}
 	if key.Partitioner == partitioner.Murmur3 {
-		r.enc = appendTokenPrefix(r.enc[:0], key.Token)
-		node, found, more, err := r.walker.ExactPrefix(r.enc)
+		putTokenPrefix(&r.tok, key.Token)
+		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
 		if !more {
 			flags, payload := r.walker.Payload()
-			return exactResult(&key, node, found, flags, payload, err)
+			return exactResult(key, node, found, flags, payload, err)
 		}
 	}
 	r.enc = key.AppendComparable(r.enc[:0])
 	node, found, err := r.walker.Exact(r.enc)
 	flags, payload := r.walker.Payload()
-	return exactResult(&key, node, found, flags, payload, err)
+	return exactResult(key, node, found, flags, payload, err)
 }
 
 // exactResult turns an exact walk's answer into Get's (Cassandra's
 // exactCandidate): the candidate's position if its hash byte matches key's.
 func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
+	if found && err == nil && flags >= flagHasHashByte && len(payload) > 8 {
+		// decodePayload's leading case, written here: the hash byte, then
+		// the position as the top flags-7 bytes of one big-endian word.
+		if payload[0] != key.HashByte() {
+			return 0, false, nil
+		}
+		return int64(binary.BigEndian.Uint64(payload[1:])) >> (64 - 8*uint(flags-7)), true, nil
+	}
 	if err != nil || !found {
 		return 0, false, fromTrie(err)
 	}

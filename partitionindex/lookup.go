@@ -22,8 +22,9 @@ type Reader struct {
 	ix     *Index
 	t      *trie.Trie
 	walker trie.Walker
-	enc    []byte // the encoded lookup key
-	stored []byte // the encoding of a candidate's key, to confirm it
+	enc    []byte               // the encoded lookup key
+	tok    [tokenPrefixLen]byte // a Murmur3 key's token prefix (fastpath.go)
+	stored []byte               // the encoding of a candidate's key, to confirm it
 	it     Iterator
 	check  closeCheck // -tags invariants: reports a Reader dropped unclosed (not last: a zero-size last field is padded)
 	closed bool
@@ -65,7 +66,7 @@ func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err er
 // key reaches, if its hash byte matches the key's (Cassandra's
 // exactCandidate). ok is false when the index certainly lacks the key.
 func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
-	return r.get(key) // fastpath.go
+	return r.get(&key) // fastpath.go
 }
 
 // First returns the position of the smallest key.

@@ -49,6 +49,19 @@ func appendPayload(dst []byte, hash byte, v int64) ([]byte, byte) {
 // the payload position on). Flags 1..7 are the hash-less form Cassandra can
 // read but never writes. ok is false when b is too short or the flags are 0.
 func decodePayload(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok bool) {
+	if flags >= flagHasHashByte && len(b) > 8 {
+		// The form Cassandra writes, with 8 bytes readable after the hash
+		// byte (every entry but those within 9 bytes of the trie's end):
+		// one load, the n = flags-7 position bytes at the top of the
+		// big-endian word, sign-extended by the shift.
+		return b[0], true, int64(binary.BigEndian.Uint64(b[1:])) >> (64 - 8*uint(flags-7)), true
+	}
+	return decodePayloadSlow(flags, b)
+}
+
+// decodePayloadSlow is decodePayload for the hash-less form and for
+// payloads near the end of the trie.
+func decodePayloadSlow(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok bool) {
 	n := int(flags)
 	if flags >= flagHasHashByte {
 		if len(b) == 0 {
@@ -61,12 +74,12 @@ func decodePayload(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok b
 	if n == 0 || len(b) < n {
 		return 0, false, 0, false
 	}
+	// Sign-extend from n bytes.
+	shift := uint(64 - 8*n)
 	var u uint64
 	for _, c := range b[:n] {
 		u = u<<8 | uint64(c)
 	}
-	// Sign-extend from n bytes.
-	shift := uint(64 - 8*n)
 	v = int64(u<<shift) >> shift
 	return hash, hasHash, v, true
 }

@@ -75,8 +75,18 @@ func NewIndexUnchecked(data []byte, p partitioner.Partitioner) (*Index, error) {
 		return nil, err
 	}
 	ix.data, ix.firstKeyPos = data, fileEnd
+	if fileEnd >= jumpMinBytes {
+		ix.trie = ix.trie.WithJumpTable()
+	}
 	return ix, nil
 }
+
+// jumpMinBytes is the trie size from which an index builds the trie's jump
+// table at open (trie.WithJumpTable): trie.JumpTableBytes (512 KiB) of
+// memory, at most a quarter of the file, for walks that start below the top
+// two branching levels (about 250,000 Murmur3 keys and up). Smaller tries
+// stay in the caches and gain little.
+const jumpMinBytes = 2 << 20
 
 // newIndex opens an early-open view over the file written so far, checking
 // the partitioner against the view's own first and last keys.

@@ -86,6 +86,13 @@
 //     an end bound.
 //   - Trie.Payload returns the flags and the bytes from the payload position
 //     to the end of the node's segment; the caller checks its own lengths.
+//   - Walker.ExactBatch answers many exact walks as Exact does, interleaved
+//     so that their cache misses overlap.
+//   - Trie.WithJumpTable adds a 512 KiB in-memory table (jump.go) from which
+//     walks start below the top two branching levels, in the state a walk
+//     from the root would be in there. Walks over a file without a tail run
+//     in one loop for the common node types (walkfile.go) and hand anything
+//     else to the general steps, so neither changes an answer or an error.
 //
 // Bad bytes never panic and never loop. Every node's fixed part must lie
 // inside its segment (File below Cutoff, or Tail), and every child pointer

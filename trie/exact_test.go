@@ -2,6 +2,7 @@ package trie
 
 import (
 	"bytes"
+	"math/rand"
 	"testing"
 )
 
@@ -128,6 +129,10 @@ func FuzzExactFastPath(f *testing.F) {
 	f.Add([]byte{0x01, 0x02, 0xA1, 0x10, 0x01, 0x00, 0x20, 0x10}, uint32(2), []byte{0x11}, true)
 	f.Add([]byte{0x01, 0x02, 0xB1, 0x10, 0x01, 0x00, 0x02, 0x00, 0x00, 0x07}, uint32(2), []byte{0x10}, false)
 	f.Add([]byte{0x01, 0x02, 0xC1, 0x10, 0x01, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00}, uint32(2), []byte{0x10}, false)
+	// A hashed-key trie, which gets a jump table.
+	hashed := hashedEntries(rand.New(rand.NewSource(1)), 600)
+	data, hroot := buildTrie(f, hashed, buildOpts{})
+	f.Add(data, uint32(hroot), hashed[17].key, false)
 	f.Fuzz(func(t *testing.T, data []byte, root uint32, key []byte, split bool) {
 		src := Source{File: data}
 		if split && len(data) > 1 {
@@ -139,6 +144,10 @@ func FuzzExactFastPath(f *testing.F) {
 			return
 		}
 		checkExactPaths(t, tr, key)
+		if tj := tr.WithJumpTable(); tj.JumpTable() {
+			checkExactPaths(t, tj, key)
+			sameWalks(t, tj, tr, key)
+		}
 		// A batch of walks of different lengths that share prefixes, some
 		// partial: each must get its single walk's answer.
 		var keys [][]byte

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,10 @@ func FuzzTrieReader(f *testing.F) {
 	f.Add([]byte{0x00}, uint32(0), []byte{}, []byte(nil), uint8(1))
 	chain, root := deepChain(30)
 	f.Add(chain, uint32(root), []byte("xxxxxxxx"), []byte("xx"), uint8(2))
+	// A hashed-key trie, which gets a jump table.
+	hashed := hashedEntries(rand.New(rand.NewSource(1)), 600)
+	hdata, hroot := buildTrie(f, hashed, buildOpts{})
+	f.Add(hdata, uint32(hroot), hashed[17].key, hashed[400].key, uint8(0))
 	goldenDir, err := golden.Dir()
 	if err != nil {
 		f.Fatal(err)
@@ -56,6 +61,17 @@ func FuzzTrieReader(f *testing.F) {
 		}
 		_, _, err = w.Ceiling(key)
 		expectCorrupt(t, err)
+		if tj := tr.WithJumpTable(); tj.JumpTable() {
+			wj := tj.Walker()
+			_, _, err = wj.Exact(key)
+			expectCorrupt(t, err)
+			_, _, err = wj.Ceiling(key)
+			expectCorrupt(t, err)
+			probes := []Probe{{Key: key}, {Key: bound, Partial: true}}
+			wj.ExactBatch(probes)
+			expectCorrupt(t, probes[0].Err)
+			expectCorrupt(t, probes[1].Err)
+		}
 		_, _, err = w.Floor(key)
 		expectCorrupt(t, err)
 		_, err = w.First()

@@ -5,3 +5,9 @@ package trie
 //
 //go:noescape
 func prefetch(p *byte) byte
+
+// prefetchSpan starts loading the cache lines holding b[0], b[64] and
+// b[160] (len(b) > 160) and returns 0.
+//
+//go:noescape
+func prefetchSpan(b []byte) byte

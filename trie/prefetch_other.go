@@ -7,3 +7,7 @@ package trie
 // prefetch instruction, the load holds up retirement until the line
 // arrives, so fewer misses overlap.
 func prefetch(p *byte) byte { return *p }
+
+// prefetchSpan reads b[0], b[64] and b[160] (len(b) > 160), as prefetch
+// reads its byte.
+func prefetchSpan(b []byte) byte { return b[0] ^ b[64] ^ b[160] }

@@ -58,6 +58,7 @@ func (s *Source) size() int64 {
 type Trie struct {
 	src  Source
 	root int64
+	jump *jumpTable // nil unless WithJumpTable built one
 }
 
 // New returns a trie over src whose root node is at root. It checks only
@@ -80,6 +81,9 @@ func (t *Trie) Root() int64 { return t.root }
 // payload position to the end of its segment. The slice aliases the source;
 // the caller decodes its own format and checks its own lengths.
 func (t *Trie) Payload(pos int64) (flags uint8, payload []byte, err error) {
+	if seg, ok := t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) {
+		return seg[0] & 0xF, seg[1:], nil // a leaf, the usual case: what nodeView decodes for it
+	}
 	var nv nodeView
 	if err := nv.load(&t.src, pos); err != nil {
 		return 0, nil, err

@@ -69,10 +69,17 @@ func (w *Walker) ExactPrefix(prefix []byte) (node int64, ok, more bool, err erro
 func (w *Walker) Payload() (flags uint8, payload []byte) { return w.flags, w.payload }
 
 func (w *Walker) exact(key []byte, partial bool) (node int64, ok, more bool, err error) {
-	pos := w.t.root
+	if w.t.src.Tail == nil {
+		return w.exactFile(key, partial) // walkfile.go
+	}
+	return w.exactFrom(key, partial, w.t.root, 0)
+}
+
+// exactFrom is exact's loop from the node at pos with k key bytes consumed.
+func (w *Walker) exactFrom(key []byte, partial bool, pos int64, k int) (node int64, ok, more bool, err error) {
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
-	for k := 0; ; k++ {
+	for ; ; k++ {
 		b := eos
 		if k < len(key) {
 			b = int(key[k])
@@ -268,9 +275,17 @@ func (w *Walker) CeilingPrefix(prefix []byte) (atKey, greater int64, more bool, 
 }
 
 func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
-	atKey, greater = -1, none
-	pos := w.t.root
-	for k := 0; ; k++ {
+	if w.t.src.Tail == nil {
+		return w.ceilingFile(key, partial) // walkfile.go
+	}
+	return w.ceilingFrom(key, partial, w.t.root, 0, none)
+}
+
+// ceilingFrom is ceiling's loop from the node at pos with k key bytes
+// consumed and greater the greater branch passed so far (none at the root).
+func (w *Walker) ceilingFrom(key []byte, partial bool, pos int64, k int, greater int64) (atKey, _ int64, more bool, err error) {
+	atKey = -1
+	for ; ; k++ {
 		b := eos
 		if k < len(key) {
 			b = int(key[k])
@@ -515,6 +530,9 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
+	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
+		return pos, nil // a leaf with payload, the usual answer: what the loop below returns for it
+	}
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
@@ -552,16 +570,17 @@ func (w *Walker) goMax(pos int64, isRoot bool) (int64, error) {
 	return w.nv.pos, nil
 }
 
-// touchBelow reads a byte in each of the two cache lines below position c,
-// the child a DENSE node sends the walk to. The writer lays a node out right
-// after its children, so the leaf the next step will read usually lies
-// there: reading those lines now starts their misses together with the
-// child's own instead of one after the other (Go has no prefetch
-// instruction; an ordinary load the processor does not wait on is one).
-// Within bounds it reads only bytes, so it cannot change an answer.
+// touchBelow prefetches the two cache lines below position c, the node a
+// DENSE node or the jump table sends the walk to, and the line 32 bytes
+// above it, into which its transitions and pointers may spill. The writer
+// lays a node out right after its children, so the leaf the next step will
+// read usually lies below it: fetching those lines now starts their misses
+// together with the node's own instead of one after the other (see
+// prefetch_amd64.s; elsewhere the bytes are read). Within bounds it reads
+// only bytes, so it cannot change an answer.
 func (w *Walker) touchBelow(c int64) {
 	f := w.t.src.File
-	if c >= 128 && c <= int64(len(f)) {
-		w.touch ^= prefetch(&f[c-64]) ^ prefetch(&f[c-128])
+	if c >= 128 && c+32 < int64(len(f)) {
+		w.touch ^= prefetchSpan(f[c-128 : c+33])
 	}
 }
