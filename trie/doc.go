@@ -165,7 +165,7 @@
 //	                                                    sets only the size the ref holds
 //	placed       written into a partial tail            as closed; the parent's ref holds a
 //	                                                    temporary position
-//	written      bytes in Writer.out (ref: position)    nothing: the slot is on leafFree
+//	written      bytes in Writer.out (ref: position)    nothing: its slot is on the free list
 //	promoted     a node on the stack (open, above)      the next key extends the leaf
 //
 //	transition          function (this package)     Cassandra (IncrementalTrieWriter*)

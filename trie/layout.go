@@ -389,6 +389,11 @@ type writeFrame struct {
 // child's position goes into its parent's list as the child is written, so
 // the parent, written later, reads its pointers from there.
 func (w *Writer) write(i int32) int64 {
+	if n := &w.nodes[i]; n.branchSize > 0 && n.ownSize > 0 {
+		// Room for the whole branch (its estimate is exact by now), so
+		// the appends below need not grow the buffer in small steps.
+		w.reserveOut(int(n.branchSize) + int(n.ownSize))
+	}
 	w.writeFrames = append(w.writeFrames[:0], writeFrame{node: i, start: w.Position()})
 	for {
 		f := &w.writeFrames[len(w.writeFrames)-1]
@@ -406,13 +411,13 @@ func (w *Writer) write(i int32) int64 {
 			}
 			if r.leaf() {
 				// appendLeafRef, inlined: most of what is written.
-				l := len(w.out)
-				if cap(w.out)-l < len(leafSlot{}) {
-					w.out = slices.Grow(w.out, len(leafSlot{}))
+				if cap(w.out)-len(w.out) < len(leafSlot{}) {
+					w.growOut(len(leafSlot{}))
 				}
-				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+				l := len(w.out)
+				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 				w.out = w.out[:l+int(r.leafSize())]
-				w.leafFree = append(w.leafFree, r.slot())
+				w.leaves.release(r.slot())
 				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
 				continue
 			}
@@ -500,7 +505,7 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 			if r.leaf() {
 				// Placed here for the view, and pending still.
 				pos := base + int64(len(*tail))
-				*tail = append(*tail, w.leaves[r.slot()][:r.leafSize()]...)
+				*tail = append(*tail, w.leaves.at(r.slot())[:r.leafSize()]...)
 				at := w.nodes[f.node].list + int32(f.child-1)
 				w.restore = append(w.restore, restoreRef{at: at, ref: r})
 				w.placeChild(f, pos, 0)

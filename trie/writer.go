@@ -20,6 +20,13 @@ const DefaultPageSize = 4096
 // them to the sink at the start of the next Add.
 const flushThreshold = 64 << 10
 
+// outReserve is the capacity the output buffer takes the first time it
+// outgrows the Writer's small one: the flush threshold and a margin for the
+// branch writes that overshoot it. A cold build then grows it once, where
+// append's quarter steps would take some twenty blocks of fresh memory
+// (about four times the final size, each one page-faulting) on the way.
+const outReserve = flushThreshold + 16<<10
+
 // notPlaced is the root position before Complete has written the root.
 const notPlaced = -1
 
@@ -139,12 +146,13 @@ type Writer struct {
 	flushed  int64  // bytes the sink has taken
 	out      []byte // bytes produced but not yet taken by the sink
 
-	nodes []node  // open and closed nodes, by index; see node
-	free  []int32 // indices of released nodes, reused first
-	lists childLists
-	// Pending leaves (see childRef) and the free slots among them.
-	leaves   []leafSlot
-	leafFree []int32
+	nodes []node // open and closed nodes, by index; see node
+	// freeNode is 1 + the first released node, reused first, 0 for none;
+	// a released node's list field holds the same for the next one, so
+	// the free list costs no memory of its own.
+	freeNode int32
+	lists    childLists
+	leaves   leafStore // pending leaves (see childRef)
 	// openLeaf: the previous key ends in a pending leaf, the last child of
 	// the top of the stack (it is open: the next key may extend it, and
 	// promoteLeaf then turns it into a node).
@@ -178,7 +186,6 @@ type Writer struct {
 	// beyond itself; a bigger trie moves each to the heap as it grows.
 	small struct {
 		nodes  [8]node
-		free   [8]int32
 		stack  [16]int32
 		frames [4]writeFrame
 		recalc [4]recalcFrame
@@ -206,19 +213,15 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	if cap(w.out) == 0 {
 		w.out = w.small.out[:0]
 		w.nodes = w.small.nodes[:0]
-		w.free = w.small.free[:0]
 		w.stack = w.small.stack[:0]
 		w.writeFrames = w.small.frames[:0]
 		w.recalcFrames = w.small.recalc[:0]
 	}
 	w.out = w.out[:0]
 	w.nodes = w.nodes[:0]
-	w.free = w.free[:0]
+	w.freeNode = 0
 	w.lists.reset()
-	w.leafFree = w.leafFree[:0]
-	for i := len(w.leaves) - 1; i >= 0; i-- {
-		w.leafFree = append(w.leafFree, int32(i))
-	}
+	w.leaves.reset()
 	w.openLeaf = false
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
@@ -238,12 +241,19 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 // set, so that a partial view computes pointer widths from real positions.
 func (w *Writer) newNode() int32 {
 	var i int32
-	if k := len(w.free); k > 0 {
-		i = w.free[k-1]
-		w.free = w.free[:k-1]
+	if w.freeNode > 0 {
+		i = w.freeNode - 1
+		w.freeNode = w.nodes[i].list
 	} else {
 		i = int32(len(w.nodes))
-		w.nodes = append(w.nodes, node{})
+		if len(w.nodes) == cap(w.nodes) {
+			// Doubling, not append's quarter steps past 256 nodes: a
+			// cold build that keeps thousands pending (a small index
+			// holds all of them until its root closes) allocates and
+			// page-faults twice what it needs rather than five times.
+			w.nodes = slices.Grow(w.nodes, len(w.nodes))
+		}
+		w.nodes = w.nodes[:i+1]
 	}
 	w.nodes[i] = node{branchSize: -1, ownSize: -1, outOfPageChildren: true}
 	return i
@@ -350,15 +360,8 @@ func (w *Writer) dropPayload(n *node) {
 // newLeaf stores a pending leaf's header and payload in a free slot and
 // returns the slot. len(payload) <= maxLeafPayload.
 func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
-	var i int32
-	if k := len(w.leafFree); k > 0 {
-		i = w.leafFree[k-1]
-		w.leafFree = w.leafFree[:k-1]
-	} else {
-		i = int32(len(w.leaves))
-		w.leaves = append(w.leaves, leafSlot{})
-	}
-	s := &w.leaves[i]
+	i := w.leaves.alloc()
+	s := w.leaves.at(i)
 	s[0] = byte(payloadOnly)<<4 | flags&0xF
 	copy(s[1:], payload)
 	return i
@@ -367,13 +370,13 @@ func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
 // appendLeafRef writes the pending leaf r and frees its slot: the slot's
 // 16 bytes in one copy into spare capacity, of which r's size count.
 func (w *Writer) appendLeafRef(r childRef) {
-	l := len(w.out)
-	if cap(w.out)-l < len(leafSlot{}) {
-		w.out = slices.Grow(w.out, len(leafSlot{}))
+	if cap(w.out)-len(w.out) < len(leafSlot{}) {
+		w.growOut(len(leafSlot{}))
 	}
-	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = w.leaves[r.slot()]
+	l := len(w.out)
+	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 	w.out = w.out[:l+int(r.leafSize())]
-	w.leafFree = append(w.leafFree, r.slot())
+	w.leaves.release(r.slot())
 }
 
 // promoteLeaf turns the open leaf, which the next key extends, into a node
@@ -385,11 +388,11 @@ func (w *Writer) promoteLeaf() {
 	r := *w.lists.at(at)
 	child := w.newNode() // may move w.nodes
 	c := &w.nodes[child]
-	slot := &w.leaves[r.slot()]
+	slot := w.leaves.at(r.slot())
 	c.hasPayload = true
 	c.flags = slot[0] & 0xF
 	w.setPayload(c, slot[1:r.leafSize()])
-	w.leafFree = append(w.leafFree, r.slot())
+	w.leaves.release(r.slot())
 	*w.lists.at(at) = pendingRef(r.transition(), child)
 	w.stack = append(w.stack, child)
 }
@@ -401,7 +404,8 @@ func (w *Writer) release(i int32) {
 	w.dropPayload(n)
 	w.lists.release(n.list, n.class)
 	n.class, n.nkids = 0, 0
-	w.free = append(w.free, i)
+	n.list = w.freeNode
+	w.freeNode = i + 1
 }
 
 // Count returns the number of keys added.
@@ -648,10 +652,27 @@ func (w *Writer) paddedPosition() int64 {
 func (w *Writer) pad() {
 	if r := w.Position() % w.pageSize; r != 0 {
 		n := int(w.pageSize - r)
-		w.out = slices.Grow(w.out, n)
+		w.reserveOut(n)
 		w.out = w.out[:len(w.out)+n]
 		clear(w.out[len(w.out)-n:])
 	}
+}
+
+// reserveOut makes room for n more bytes of output.
+func (w *Writer) reserveOut(n int) {
+	if cap(w.out)-len(w.out) < n {
+		w.growOut(n)
+	}
+}
+
+// growOut makes room for n more bytes of output: outReserve at once the
+// first time (see there), as append grows it after that.
+func (w *Writer) growOut(n int) {
+	need := len(w.out) + n
+	if cap(w.out) < outReserve {
+		need = max(need, outReserve)
+	}
+	w.out = slices.Grow(w.out, need-len(w.out))
 }
 
 // commonPrefix returns the number of leading bytes a and b share.
