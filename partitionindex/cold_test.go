@@ -44,3 +44,41 @@ func TestColdBuildAllocations(t *testing.T) {
 		t.Errorf("cold build allocates %d bytes, want <= 2,000,000", total)
 	}
 }
+
+// A small index keeps its whole trie pending until the root closes (no
+// branch fills a page before that), so a fresh builder's allocation is its
+// working set: about 16 bytes per leaf slot, 8 per child ref and 32 per
+// node, plus the output buffer. Grown by append's quarter steps it was
+// about 144 B/key; grown in chunks and by doubling, about 57. Pinned at 64
+// B/key for the 16,384-key ByteOrdered set of the build-cold benchmark.
+func TestColdSmallBuildAllocations(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("allocation counts differ under -race and -cover")
+	}
+	const n = 16384
+	keys, err := keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: n, Seed: 1,
+		KeyLenMin: 8, KeyLenMax: 24}.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b := NewBuilder(io.Discard, Options{Partitioner: partitioner.ByteOrdered})
+	for i, k := range keys {
+		if err := b.AddEntry(k, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta, err := b.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	total := after.TotalAlloc - before.TotalAlloc
+	perKey := float64(total) / n
+	t.Logf("cold build of %d ByteOrdered keys (%d-byte index): %d bytes (%.1f B/key), %d allocations", n, meta.Size, total, perKey, after.Mallocs-before.Mallocs)
+	if perKey > 64 {
+		t.Errorf("cold build allocates %.1f B/key, want <= 64", perKey)
+	}
+}

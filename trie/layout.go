@@ -417,7 +417,9 @@ func (w *Writer) write(i int32) int64 {
 				l := len(w.out)
 				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 				w.out = w.out[:l+int(r.leafSize())]
-				w.leaves.release(r.slot())
+				if !w.completing {
+					w.leaves.release(r.slot())
+				}
 				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
 				continue
 			}

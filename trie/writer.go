@@ -376,7 +376,9 @@ func (w *Writer) appendLeafRef(r childRef) {
 	l := len(w.out)
 	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 	w.out = w.out[:l+int(r.leafSize())]
-	w.leaves.release(r.slot())
+	if !w.completing {
+		w.leaves.release(r.slot()) // see leafStore.release
+	}
 }
 
 // promoteLeaf turns the open leaf, which the next key extends, into a node
