@@ -123,7 +123,10 @@
 // partition index), is never a node at all: its parent's ref carries its
 // size and its bytes wait in a 16-byte leaf slot until they are written in
 // one copy. Nodes (32 bytes), leaf slots, child lists and buffers are
-// recycled, so a warm Writer allocates nothing per key.
+// recycled, so a warm Writer allocates nothing per key; a fresh one grows
+// them in chunks or by doubling (leafstore.go, childlists.go, growOut), so
+// that a cold build allocates about its working set once, not the five
+// times append's small steps would.
 //
 // Contracts: Add keeps reading the previous key's bytes until the next Add
 // returns (callers may reuse any older key's memory); AddShared skips the
