@@ -101,3 +101,43 @@ func TestSortCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafPayloadLengths: a leaf slot holds every payload length up to
+// maxLeafPayload (newLeaf copies it in overlapping words), whether the leaf
+// is written as it is or becomes a node because the next key extends it
+// (promoteLeaf reads the payload back out of the slot).
+func TestLeafPayloadLengths(t *testing.T) {
+	var entries []entry
+	for n := 0; n <= maxLeafPayload; n++ {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(0xA0 + 16*n + i)
+		}
+		leaf := []byte{byte(n), 0x10}
+		entries = append(entries,
+			entry{key: leaf, flags: 1 + byte(n%15), payload: p},
+			entry{key: []byte{byte(n), 0x20}, flags: 1, payload: []byte{byte(n)}},
+			entry{key: []byte{byte(n), 0x20, 0x01}, flags: 2, payload: p}) // promotes the leaf before it
+	}
+	var out bytes.Buffer
+	w := NewWriter(&out, Options{})
+	for _, e := range entries {
+		require.NoError(t, w.Add(e.key, e.flags, e.payload))
+	}
+	root, err := w.Complete()
+	require.NoError(t, err)
+	tr, err := New(Source{File: out.Bytes()}, root)
+	require.NoError(t, err)
+	m := collect(t, tr)
+	require.Len(t, m.keys, len(entries))
+	for i, e := range entries {
+		require.Equal(t, e.key, m.keys[i])
+		flags, payload, err := tr.Payload(m.nodes[i])
+		require.NoError(t, err)
+		require.Equal(t, e.flags, flags, "key %x", e.key)
+		// Payload returns the bytes from the payload on; the caller knows
+		// its length.
+		require.GreaterOrEqual(t, len(payload), len(e.payload), "key %x", e.key)
+		require.Equal(t, e.payload, payload[:len(e.payload)], "key %x", e.key)
+	}
+}

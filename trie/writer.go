@@ -363,7 +363,20 @@ func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
 	i := w.leaves.alloc()
 	s := w.leaves.at(i)
 	s[0] = byte(payloadOnly)<<4 | flags&0xF
-	copy(s[1:], payload)
+	// copy(s[1:], payload) without the call: two overlapping words cover
+	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
+	switch n := len(payload); {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
+		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
+	case n >= 4:
+		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
+		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
+	default:
+		for k, c := range payload {
+			s[1+k] = c
+		}
+	}
 	return i
 }
 
