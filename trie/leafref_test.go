@@ -72,15 +72,23 @@ func TestPendingLeaves(t *testing.T) {
 			require.NoError(t, err)
 			sum := sha256.Sum256(append(out.Bytes(), byte(root), byte(root>>8), byte(root>>16), byte(root>>24)))
 			require.Equal(t, want[ps], hex.EncodeToString(sum[:]), "%d views", views)
-			tr, err := New(Source{File: out.Bytes()}, root)
-			require.NoError(t, err)
-			m := collect(t, tr)
-			require.Len(t, m.keys, len(entries))
-			for i, e := range entries {
-				require.Equal(t, e.key, m.keys[i])
-			}
+			readBack(t, out.Bytes(), root, entries)
 		})
 	}
+}
+
+// readBack opens the trie in file at root and checks that it lists exactly
+// the keys of entries, in order.
+func readBack(t *testing.T, file []byte, root int64, entries []entry) (*Trie, model) {
+	t.Helper()
+	tr, err := New(Source{File: file}, root)
+	require.NoError(t, err)
+	m := collect(t, tr)
+	require.Len(t, m.keys, len(entries))
+	for i, e := range entries {
+		require.Equal(t, e.key, m.keys[i])
+	}
+	return tr, m
 }
 
 // TestSortCandidates: the radix sort orders as compareCandidates does, on
@@ -126,12 +134,8 @@ func TestLeafPayloadLengths(t *testing.T) {
 	}
 	root, err := w.Complete()
 	require.NoError(t, err)
-	tr, err := New(Source{File: out.Bytes()}, root)
-	require.NoError(t, err)
-	m := collect(t, tr)
-	require.Len(t, m.keys, len(entries))
+	tr, m := readBack(t, out.Bytes(), root, entries)
 	for i, e := range entries {
-		require.Equal(t, e.key, m.keys[i])
 		flags, payload, err := tr.Payload(m.nodes[i])
 		require.NoError(t, err)
 		require.Equal(t, e.flags, flags, "key %x", e.key)
