@@ -74,6 +74,18 @@ func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 			n += 8
 			i += 8
 		}
+		if rem := len(b) - i; !escaped && rem > 0 && len(b) >= 8 && len(out)-n >= 8 {
+			// The last 1..7 bytes in one word too, when none is zero: the
+			// word ending at b's end, shifted down to them (so a flagged
+			// byte among them is a zero of theirs: the test's borrow runs
+			// upwards, and nothing lies below them), and stored whole: the
+			// bytes past n+rem are spare room, as above.
+			w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> (64 - 8*rem)
+			if (w-0x0101010101010101)&^w&0x8080808080808080&(1<<(8*rem)-1) == 0 {
+				binary.LittleEndian.PutUint64(out[n:], w)
+				return n + rem, false
+			}
+		}
 	}
 	for i < len(b) {
 		if !escaped && i+8 <= len(b) {

@@ -385,8 +385,9 @@ func naiveEscape(b []byte) []byte {
 	return append(out, Escape)
 }
 
-// Every length around the word-at-a-time paths (short keys, the tail
-// word, the general loop), with a zero at every position, none, or two.
+// Every length around the word-at-a-time paths (short keys, the last
+// 1..7 bytes read as one word, the general loop), with a zero at every
+// position, none, two, or a zero followed by 01.
 func TestAppendEscapedWordPaths(t *testing.T) {
 	for n := 0; n <= 80; n++ {
 		base := make([]byte, n)
@@ -401,7 +402,10 @@ func TestAppendEscapedWordPaths(t *testing.T) {
 			if z+1 < n {
 				two := append([]byte(nil), one...)
 				two[z+1] = 0
-				cases = append(cases, two)
+				// 00 01: the word test's borrow flags the 01 as well.
+				borrow := append([]byte(nil), one...)
+				borrow[z+1] = 1
+				cases = append(cases, two, borrow)
 			}
 		}
 		for _, c := range cases {
