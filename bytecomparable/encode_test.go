@@ -387,7 +387,8 @@ func naiveEscape(b []byte) []byte {
 
 // Every length around the word-at-a-time paths (short keys, the last
 // 1..7 bytes read as one word, the general loop), with a zero at every
-// position, none, two, or a zero followed by 01.
+// position, none, two, a zero followed by 01, and zero runs of every
+// length.
 func TestAppendEscapedWordPaths(t *testing.T) {
 	for n := 0; n <= 80; n++ {
 		base := make([]byte, n)
@@ -406,6 +407,15 @@ func TestAppendEscapedWordPaths(t *testing.T) {
 				borrow := append([]byte(nil), one...)
 				borrow[z+1] = 1
 				cases = append(cases, two, borrow)
+			}
+		}
+		// A zero run of every length at every start: runs that end inside
+		// a word, at its end, past it, and at the end of the input.
+		for z := 0; z < n && n <= 40; z++ {
+			for end := z + 3; end <= n; end++ {
+				run := append([]byte(nil), base...)
+				clear(run[z:end])
+				cases = append(cases, run)
 			}
 		}
 		for _, c := range cases {
