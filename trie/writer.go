@@ -251,7 +251,7 @@ func (w *Writer) newNode() int32 {
 			// cold build that keeps thousands pending (a small index
 			// holds all of them until its root closes) allocates and
 			// page-faults twice what it needs rather than five times.
-			w.nodes = slices.Grow(w.nodes, len(w.nodes))
+			w.nodes = slices.Grow(w.nodes, max(len(w.nodes), len(w.small.nodes)))
 		}
 		w.nodes = w.nodes[:i+1]
 	}
