@@ -50,7 +50,8 @@ func TestColdBuildAllocations(t *testing.T) {
 // working set: about 16 bytes per leaf slot, 8 per child ref and 32 per
 // node, plus the output buffer. Grown by append's quarter steps it was
 // about 144 B/key; grown in chunks and by doubling, about 57. Pinned at 64
-// B/key for the 16,384-key ByteOrdered set of the build-cold benchmark.
+// B/key for a 16,384-key ByteOrdered blob set shaped like the build-cold
+// benchmark's (8..24-byte keys, another seed).
 func TestColdSmallBuildAllocations(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("allocation counts differ under -race and -cover")
