@@ -174,23 +174,7 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					if len(seg) < ppos {
 						goto slowLane
 					}
-					// nodeView.search's binary search, as in exactFile.
-					// Invariant: slots < lo hold bytes < b, slots >= hi
-					// hold bytes > b.
-					t := seg[2 : 2+n]
-					lo, hi, found := 0, n, -1
-					for lo < hi {
-						m := int(uint(lo+hi) >> 1)
-						c := int(t[m])
-						if b < c {
-							hi = m
-						} else if b > c {
-							lo = m + 1
-						} else {
-							found = m
-							break
-						}
-					}
+					found := searchSparse(seg[2:2+n], b)
 					if found < 0 {
 						// No child for b (a byte): a candidate only if
 						// the node has no children and a payload.

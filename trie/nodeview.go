@@ -128,6 +128,28 @@ func (nv *nodeView) child(i int) int64 {
 	return nv.pos - int64(d)
 }
 
+// searchSparse finds b among a SPARSE node's transition bytes t: its slot,
+// or -i-1 when b is absent and i slots hold bytes below it. It is a binary
+// search even on the walks' hot paths, so that unsorted (corrupt)
+// transitions get the same answer from every walk and from the general
+// decoder. Small enough to be inlined there.
+func searchSparse(t []byte, b int) int {
+	// Invariant: slots < lo hold bytes < b, slots >= hi hold bytes > b.
+	lo, hi := 0, len(t)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := int(t[m]); {
+		case b < c:
+			hi = m
+		case b > c:
+			lo = m + 1
+		default:
+			return m
+		}
+	}
+	return -lo - 1
+}
+
 // search returns the slot index of byte b (which may be eos or 256) if the
 // node has a child for it, else -(insertion point)-1, as in docs/format.md §4.5. Unlike
 // Cassandra, a DENSE child at distance 1 is found (docs/format.md §4.6, Q15).
@@ -136,21 +158,7 @@ func (nv *nodeView) search(b int) int {
 	case nv.n == 0:
 		return -1
 	case nv.typ.isSparse():
-		// Invariant: slots < lo hold bytes < b, slots >= hi hold bytes > b.
-		lo, hi := 0, nv.n
-		t := nv.b[2 : 2+nv.n]
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			switch c := int(t[m]); {
-			case b < c:
-				hi = m
-			case b > c:
-				lo = m + 1
-			default:
-				return m
-			}
-		}
-		return -lo - 1
+		return searchSparse(nv.b[2:2+nv.n], b)
 	case nv.typ.isDense():
 		i := b - nv.first
 		if i < 0 {

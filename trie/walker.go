@@ -158,22 +158,7 @@ func (w *Walker) exactStep(pos int64, seg []byte, b int) (int64, error) {
 		if len(seg) < ppos {
 			break
 		}
-		// The same binary search as nodeView.search, so that even
-		// unsorted (corrupt) transitions get the general decoder's answer.
-		// Invariant: slots < lo hold bytes < b, slots >= hi hold bytes > b.
-		t := seg[2 : 2+n]
-		lo, hi := 0, n
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			c := int(t[m])
-			if b < c {
-				hi = m
-				continue
-			}
-			if b > c {
-				lo = m + 1
-				continue
-			}
+		if m := searchSparse(seg[2:2+n], b); m >= 0 {
 			if d := int64(seg[2+n+m]); d != 0 && d <= pos {
 				return pos - d, nil
 			}
@@ -363,27 +348,10 @@ func (w *Walker) ceilingStep(pos int64, seg []byte, b int, greater *int64) (int6
 		if len(seg) < 2+2*n {
 			break
 		}
-		t := seg[2 : 2+n]
-		lo, hi, found := 0, n, -1
-		// As nodeView.search. Invariant: slots < lo hold bytes < b, slots
-		// >= hi hold bytes > b.
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			c := int(t[m])
-			if b < c {
-				hi = m
-			} else if b > c {
-				lo = m + 1
-			} else {
-				found = m
-				break
-			}
-		}
-		next := -1
+		found := searchSparse(seg[2:2+n], b)
+		next := -found - 1 // the first slot above b
 		if found >= 0 {
 			next = found + 1
-		} else {
-			next = lo
 		}
 		g := int64(-1)
 		if next < n {

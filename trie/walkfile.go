@@ -80,24 +80,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 			if len(seg) < ppos {
 				break
 			}
-			// nodeView.search's binary search, so that unsorted (corrupt)
-			// transitions get the general decoder's answer too.
-			// Invariant: slots < lo hold bytes < b, slots >= hi hold bytes > b.
-			t := seg[2 : 2+n]
-			lo, hi := 0, n
-			found := -1
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				c := int(t[m])
-				if b < c {
-					hi = m
-				} else if b > c {
-					lo = m + 1
-				} else {
-					found = m
-					break
-				}
-			}
+			found := searchSparse(seg[2:2+n], b)
 			if found < 0 {
 				if b != eos && n != 0 {
 					flags = 0
@@ -240,23 +223,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			if len(seg) < 2+2*n {
 				break
 			}
-			t := seg[2 : 2+n]
-			// As nodeView.search. Invariant: slots < lo hold bytes < b,
-			// slots >= hi hold bytes > b.
-			lo, hi, found := 0, n, -1
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				c := int(t[m])
-				if b < c {
-					hi = m
-				} else if b > c {
-					lo = m + 1
-				} else {
-					found = m
-					break
-				}
-			}
-			next := lo
+			found := searchSparse(seg[2:2+n], b)
+			next := -found - 1 // the first slot above b
 			if found >= 0 {
 				next = found + 1
 			}
