@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/bti-go/bti/internal/keyset"
 )
 
 // hashedEntries returns n sorted unique keys shaped like Murmur3 keys'
@@ -28,12 +26,7 @@ func hashedEntries(r *rand.Rand, n int) []entry {
 			keys = append(keys, k)
 		}
 	}
-	keys = keyset.Bytes(keys)
-	out := make([]entry, len(keys))
-	for i, k := range keys {
-		out[i] = entry{key: k, flags: uint8(1 + r.Intn(15)), payload: []byte{byte(i), byte(i >> 8)}}
-	}
-	return out
+	return sortedEntries(r, keys)
 }
 
 // sameWalks checks that Exact, ExactPrefix, Ceiling and CeilingPrefix on a

@@ -27,6 +27,12 @@ func randomEntries(r *rand.Rand, n, maxLen int, alphabet []byte) []entry {
 			keys = append(keys, k)
 		}
 	}
+	return sortedEntries(r, keys)
+}
+
+// sortedEntries sorts unique keys and gives each random payload flags and
+// a two-byte payload naming its index.
+func sortedEntries(r *rand.Rand, keys [][]byte) []entry {
 	keys = keyset.Bytes(keys)
 	out := make([]entry, len(keys))
 	for i, k := range keys {
