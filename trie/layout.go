@@ -417,9 +417,7 @@ func (w *Writer) write(i int32) int64 {
 				l := len(w.out)
 				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 				w.out = w.out[:l+int(r.leafSize())]
-				if !w.completing {
-					w.leaves.release(r.slot())
-				}
+				w.releaseWrittenLeaf(r.slot())
 				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
 				continue
 			}

@@ -407,8 +407,15 @@ func (w *Writer) appendLeafRef(r childRef) {
 	l := len(w.out)
 	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 	w.out = w.out[:l+int(r.leafSize())]
+	w.releaseWrittenLeaf(r.slot())
+}
+
+// releaseWrittenLeaf frees the slot of a leaf just written, except while
+// Complete writes what is left (see leafStore.release). Both leaf writes,
+// appendLeafRef and its copy inlined in write, go through it.
+func (w *Writer) releaseWrittenLeaf(slot int32) {
 	if !w.completing {
-		w.leaves.release(r.slot()) // see leafStore.release
+		w.leaves.release(slot)
 	}
 }
 
