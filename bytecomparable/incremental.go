@@ -99,37 +99,31 @@ func (e *BytesKeyEncoder) AppendHead(dst, key []byte) []byte {
 // appendHead appends the head and returns where the escaped component
 // starts and ends in dst.
 func (e *BytesKeyEncoder) appendHead(dst, key []byte) (out []byte, start, end int) {
+	dst = append(dst, NextComponent)
+	start = len(dst)
 	if len(key) < escapeMarkEvery {
 		// Shorter than a stride: there is no whole stride to copy from the
 		// previous key, and the next key can copy none of this one (what
 		// it shares is shorter still). Escape it at once, and keep neither
 		// raw bytes nor marks for the next key to compare with: its shared
 		// length with an empty previous key is 0, as it would have been.
-		dst = append(dst, NextComponent)
-		start = len(dst)
 		dst = AppendEscaped(dst, key)
-		end = len(dst)
-		dst = append(dst, NextComponent)
-		e.nextOut = dst[start:end]
 		e.nextMarks = e.nextMarks[:0]
 		e.nextRaw = e.nextRaw[:0]
 		e.reused = 1 // the leading 40
-		e.haveNext = true
-		return dst, start, end
+	} else {
+		shared := 0
+		if e.havePrev {
+			shared = DiffPoint(e.prevRaw, key) - 1
+		}
+		var copied int
+		dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
+		e.nextRaw = append(e.nextRaw[:0], key...)
+		e.reused = 1 + copied // the leading 40 and the copied output
 	}
-	shared := 0
-	if e.havePrev {
-		shared = DiffPoint(e.prevRaw, key) - 1
-	}
-	dst = append(dst, NextComponent)
-	start = len(dst)
-	var copied int
-	dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
-	e.reused = 1 + copied // the leading 40 and the copied output
 	end = len(dst)
 	dst = append(dst, NextComponent)
 	e.nextOut = dst[start:end]
-	e.nextRaw = append(e.nextRaw[:0], key...)
 	e.haveNext = true
 	return dst, start, end
 }
