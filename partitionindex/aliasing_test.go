@@ -194,7 +194,7 @@ func TestAliasingInterleaved(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", p, ks.name), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(21, uint64(len(ks.name))))
 				file, m := buildModel(t, p, ks.gen(r, 300), r, 64)
-				ix, err := NewIndex(file, p)
+				ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 				require.NoError(t, err)
 				quiet, err := ix.OpenReader()
 				require.NoError(t, err)
@@ -262,7 +262,7 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		file, m := buildModel(t, p, keySets[4].gen(r, 300), r, 0)
-		ix, err := NewIndex(file, p)
+		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 		require.NoError(t, err)
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
@@ -345,7 +345,7 @@ func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, di
 func TestAliasingCloseDuringScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 9))
 	file, _ := buildModel(t, partitioner.Murmur3, keySets[0].gen(r, 100), r, 0)
-	ix, err := NewIndex(file, partitioner.Murmur3)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	for _, kind := range scanKinds {
 		rd, err := ix.OpenReader()

@@ -53,7 +53,7 @@ func TestAnnotatedGoldens(t *testing.T) {
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
-			ix, err := NewIndex(file.Bytes(), c.part)
+			ix, err := NewIndex(file.Bytes(), OpenOptions{Partitioner: c.part})
 			require.NoError(t, err)
 			var got bytes.Buffer
 			require.NoError(t, ix.WriteAnnotated(&got))
@@ -83,7 +83,7 @@ func TestAnnotatedCoversGoldenFiles(t *testing.T) {
 			continue // keep the test quick; the smaller files cover every layout case
 		}
 		t.Run(c.name, func(t *testing.T) {
-			ix, err := NewIndex(c.want, c.part)
+			ix, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
 			require.NoError(t, err)
 			var out bytes.Buffer
 			require.NoError(t, ix.WriteAnnotated(&out))

@@ -65,7 +65,7 @@ func batchFixture(b *testing.B, n int) *batchBench {
 	if _, err := bld.Complete(); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := partitionindex.NewIndex(file.Bytes(), partitioner.Murmur3)
+	ix, err := partitionindex.NewIndex(file.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		b.Fatal(err)
 	}

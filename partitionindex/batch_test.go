@@ -65,7 +65,7 @@ func TestGetBatchMatchesGetAndModel(t *testing.T) {
 				raws := ks.gen(r, 3000)
 				members, absent := raws[:2000], raws[2000:]
 				file, m := buildModel(t, p, members, r, 0)
-				ix, err := NewIndex(file, p)
+				ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 				require.NoError(t, err)
 				rd, err := ix.OpenReader()
 				require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 	// The forced tokens are not the keys' hashes, so the footer check that
 	// NewIndex makes (its first key must walk to the first entry) refuses
 	// the file: open it unchecked.
-	ix, err := NewIndexUnchecked(file, partitioner.Murmur3)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	require.NoError(t, err)
 	rd, err := ix.OpenReader()
 	require.NoError(t, err)
@@ -167,7 +167,7 @@ func TestGetBatchErrors(t *testing.T) {
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(file, partitioner.Murmur3)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	rd, err := ix.OpenReader()
 	require.NoError(t, err)
@@ -244,7 +244,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 			}
 			_, err = b.Complete()
 			require.NoError(t, err)
-			ix, err := NewIndex(file, cfg.Partitioner)
+			ix, err := NewIndex(file, OpenOptions{Partitioner: cfg.Partitioner})
 			require.NoError(t, err)
 			rd, err := ix.OpenReader()
 			require.NoError(t, err)

@@ -95,7 +95,7 @@ func TestCallerMemoryReader(t *testing.T) {
 			continue
 		}
 		file := s.cleanBuild(t, len(s.keys))
-		ix, err := NewIndex(file, s.part)
+		ix, err := NewIndex(file, OpenOptions{Partitioner: s.part})
 		require.NoError(t, err)
 		fresh, err := ix.OpenReader()
 		require.NoError(t, err)

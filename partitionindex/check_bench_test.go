@@ -38,7 +38,7 @@ func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 	}
 	allocs := func(n int) float64 {
 		cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 5, PositionsIncreasing: true}
-		ix, err := NewIndex(buildIndex(t, cfg), cfg.Partitioner)
+		ix, err := NewIndex(buildIndex(t, cfg), OpenOptions{Partitioner: cfg.Partitioner})
 		require.NoError(t, err)
 		return testing.AllocsPerRun(3, func() {
 			rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing})
@@ -64,7 +64,7 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 1, PositionsIncreasing: true}
 			data := buildIndex(b, cfg)
-			ix, err := NewIndex(data, cfg.Partitioner)
+			ix, err := NewIndex(data, OpenOptions{Partitioner: cfg.Partitioner})
 			require.NoError(b, err)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -119,7 +119,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			ix, err := NewIndexUnchecked(data, p)
+			ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 			if err != nil {
 				continue
 			}

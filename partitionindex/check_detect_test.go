@@ -111,7 +111,7 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 	require.NoError(t, err)
 	f.file = buf.Bytes()
 
-	ix, err := NewIndex(f.file, f.part)
+	ix, err := NewIndex(f.file, OpenOptions{Partitioner: f.part})
 	require.NoError(t, err)
 	requireClean(t, ix, CheckOptions{Positions: PositionsIncreasing}, "fixture")
 	f.regions = make([]uint8, len(f.file))
@@ -226,7 +226,7 @@ func (f *detectFixture) classify(scratch []byte, off int, v byte) (o detectRow) 
 	scratch[off] = v
 	defer func() { scratch[off] = old }()
 	o.changes = 1
-	ix, err := NewIndexUnchecked(scratch, f.part) // as bti check opens: a footer mismatch is a finding
+	ix, err := NewIndex(scratch, OpenOptions{Partitioner: f.part, SkipPartitionerCheck: true}) // as bti check opens: a footer mismatch is a finding
 	if err != nil {
 		o.detected = 1 // does not open: every answer is lost
 		return o

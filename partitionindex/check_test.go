@@ -33,7 +33,7 @@ func requireClean(t testing.TB, ix *Index, opts CheckOptions, what string) *Chec
 func TestCheckGoldens(t *testing.T) {
 	for _, c := range loadGolden(t) {
 		t.Run(c.name, func(t *testing.T) {
-			ix, err := NewIndex(c.want, c.part)
+			ix, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
 			require.NoError(t, err)
 			rep := requireClean(t, ix, CheckOptions{}, "golden file")
 			require.Equal(t, int64(len(c.entries)), rep.Entries)
@@ -108,7 +108,7 @@ func TestCheckModelFiles(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
 						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
-						ix, err := NewIndex(file, p)
+						ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 						require.NoError(t, err)
 						rep := requireClean(t, ix, CheckOptions{PageSize: pageSize}, name)
 						require.Equal(t, int64(m.tree.Len()), rep.Entries)
@@ -122,7 +122,7 @@ func TestCheckModelFiles(t *testing.T) {
 // detected reports whether damaged bytes are caught: they do not open, or
 // Check finds a problem.
 func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts CheckOptions) bool {
-	ix, err := NewIndex(data, p)
+	ix, err := NewIndex(data, OpenOptions{Partitioner: p})
 	if err != nil {
 		require.ErrorIs(t, err, ErrCorrupt)
 		return true
@@ -210,7 +210,7 @@ func TestCheckRulesFire(t *testing.T) {
 	}
 	fired := map[Rule]int{}
 	record := func(data []byte, p partitioner.Partitioner, opts CheckOptions) {
-		ix, err := NewIndexUnchecked(data, p)
+		ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 		if err != nil {
 			return
 		}
@@ -332,7 +332,7 @@ func TestCheckReport(t *testing.T) {
 	samples = append(samples, sample{"model/" + keySets[0].name + "/page=64", file, partitioner.ByteOrdered, 64})
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
-			ix, err := NewIndex(s.file, s.part)
+			ix, err := NewIndex(s.file, OpenOptions{Partitioner: s.part})
 			require.NoError(t, err)
 			rep := requireClean(t, ix, CheckOptions{PageSize: s.page}, s.name)
 
@@ -404,7 +404,7 @@ func TestCheckReport(t *testing.T) {
 	for i := 0; i < 4096; i += 97 {
 		data[i] ^= 0x5a
 	}
-	ix, err := NewIndexUnchecked(data, partitioner.Murmur3)
+	ix, err := NewIndex(data, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	require.NoError(t, err)
 	rep, err := Check(ix, CheckOptions{MaxProblems: 3})
 	require.NoError(t, err)

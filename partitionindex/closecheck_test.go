@@ -44,13 +44,13 @@ var closeCheckScenarios = map[string]func(t *testing.T, path string){
 		// An Index over caller bytes owns nothing: not closing it is fine.
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
-		_, err = NewIndex(data, partitioner.ByteOrdered)
+		_, err = NewIndex(data, OpenOptions{Partitioner: partitioner.ByteOrdered})
 		require.NoError(t, err)
 	},
 }
 
 func openForCloseCheck(t *testing.T, path string) *Index {
-	ix, err := Open(path, partitioner.ByteOrdered)
+	ix, err := Open(path, OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 	return ix
 }

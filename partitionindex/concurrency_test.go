@@ -72,7 +72,7 @@ func checkLookups(rd *Reader, s *orderedInput, from, step int) error {
 
 func TestConcurrentReaders(t *testing.T) {
 	s := concurrentInput(t)
-	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
+	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	errs := make(chan error, concurrentGoroutines)
@@ -167,7 +167,7 @@ func closeWhileInFlight(t *testing.T, ix *Index, s *orderedInput, released func(
 
 func TestConcurrentCloseInFlight(t *testing.T) {
 	s := concurrentInput(t)
-	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), s.part)
+	ix, err := NewIndex(s.cleanBuild(t, len(s.keys)), OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	var releases atomic.Int32
 	ix.release = func() error { releases.Add(1); return nil }
@@ -183,7 +183,7 @@ func TestConcurrentMmap(t *testing.T) {
 	s := concurrentInput(t)
 	path := filepath.Join(t.TempDir(), "Partitions.db")
 	require.NoError(t, os.WriteFile(path, s.cleanBuild(t, len(s.keys)), 0o644))
-	ix, err := Open(path, s.part)
+	ix, err := Open(path, OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	mapped := func() bool {
 		maps, err := os.ReadFile("/proc/self/maps")
@@ -207,7 +207,7 @@ func TestConcurrentMmap(t *testing.T) {
 	}
 
 	// Closing with no handle open releases at once.
-	ix, err = Open(path, s.part)
+	ix, err = Open(path, OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	require.NoError(t, ix.Close())
 	if procfs == nil && hasMapping {

@@ -33,7 +33,7 @@ func TestDamageAnnotatedLeafFlags(t *testing.T) {
 	require.Equal(t, byte(0x08), file[0], "the leaf is the first node: PAYLOAD_ONLY, flags 8")
 	damaged := bytes.Clone(file)
 	damaged[0] = 0x01
-	ix, err := NewIndexUnchecked(damaged, partitioner.Murmur3)
+	ix, err := NewIndex(damaged, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NotPanics(t, func() { err = ix.WriteAnnotated(&out) })
@@ -56,7 +56,7 @@ func TestDamageAnnotatedEveryByte(t *testing.T) {
 			for v := range 256 {
 				damaged := bytes.Clone(file)
 				damaged[at] = byte(v)
-				ix, err := NewIndexUnchecked(damaged, partitioner.Murmur3)
+				ix, err := NewIndex(damaged, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 				if err != nil {
 					continue
 				}

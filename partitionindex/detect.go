@@ -113,16 +113,6 @@ func DetectPartitioner(data []byte) (partitioner.Partitioner, error) {
 	return 0, &DetectError{Err: ErrAmbiguousPartitioner, Count: v.count, Matches: matches}
 }
 
-// NewIndexAuto opens the complete index file in data with the partitioner
-// DetectPartitioner finds (its errors pass through).
-func NewIndexAuto(data []byte) (*Index, error) {
-	p, err := DetectPartitioner(data)
-	if err != nil {
-		return nil, err
-	}
-	return NewIndex(data, p)
-}
-
 // checkPartitioner checks that the view's first and last keys, encoded
 // under the index's partitioner, walk to the trie's first and last entries
 // and that those entries carry the keys' hash bytes. An empty view must

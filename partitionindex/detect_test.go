@@ -28,7 +28,7 @@ func buildRandomIndex(t *testing.T, p partitioner.Partitioner, n int, seed uint6
 
 // TestPartitionerMismatch: opening an index with another partitioner than
 // the one it was written with is a *PartitionerMismatchError naming the
-// partitioner tried, and DetectPartitioner, NewIndexAuto and OpenAuto find
+// partitioner tried, and DetectPartitioner, and NewIndex and Open with DetectPartitioner set, find
 // the right one.
 func TestPartitionerMismatch(t *testing.T) {
 	for _, written := range partitioners {
@@ -36,7 +36,7 @@ func TestPartitionerMismatch(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/n=%d", written, n), func(t *testing.T) {
 				file := buildRandomIndex(t, written, n, uint64(n)+uint64(written)<<8)
 				for _, tried := range partitioners {
-					ix, err := NewIndex(file, tried)
+					ix, err := NewIndex(file, OpenOptions{Partitioner: tried})
 					if tried == written {
 						require.NoError(t, err)
 						continue
@@ -51,18 +51,18 @@ func TestPartitionerMismatch(t *testing.T) {
 				p, err := DetectPartitioner(file)
 				require.NoError(t, err)
 				require.Equal(t, written, p)
-				ix, err := NewIndexAuto(file)
+				ix, err := NewIndex(file, OpenOptions{DetectPartitioner: true})
 				require.NoError(t, err)
 				require.Equal(t, written, ix.Partitioner())
 
 				path := filepath.Join(t.TempDir(), "Partitions.db")
 				require.NoError(t, os.WriteFile(path, file, 0o644))
-				ix, err = OpenAuto(path)
+				ix, err = Open(path, OpenOptions{DetectPartitioner: true})
 				require.NoError(t, err)
 				require.Equal(t, written, ix.Partitioner())
 				require.NoError(t, ix.Close())
 				for _, tried := range partitioners {
-					ix, err := Open(path, tried)
+					ix, err := Open(path, OpenOptions{Partitioner: tried})
 					if tried == written {
 						require.NoError(t, err)
 						require.NoError(t, ix.Close())
@@ -87,10 +87,10 @@ func TestPartitionerAmbiguous(t *testing.T) {
 		require.ErrorAs(t, err, &de)
 		require.Equal(t, partitioners[:], de.Matches)
 		require.Equal(t, int64(n), de.Count)
-		_, err = NewIndexAuto(file)
+		_, err = NewIndex(file, OpenOptions{DetectPartitioner: true})
 		require.ErrorIs(t, err, ErrAmbiguousPartitioner)
 		for _, p := range partitioners {
-			_, err := NewIndex(file, p)
+			_, err := NewIndex(file, OpenOptions{Partitioner: p})
 			require.NoError(t, err, "n=%d %v", n, p)
 		}
 	}
@@ -100,7 +100,7 @@ func TestPartitionerAmbiguous(t *testing.T) {
 // partitioner (here the last key replaced by another of the same length).
 func TestPartitionerNone(t *testing.T) {
 	file := bytes.Clone(buildRandomIndex(t, partitioner.ByteOrdered, 50, 4))
-	ix, err := NewIndex(file, partitioner.ByteOrdered)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 	last := ix.LastKey()
 	at := len(file) - footerLength - len(last)
@@ -123,7 +123,7 @@ func TestPartitionerNone(t *testing.T) {
 // is detected.
 func TestPartitionerGolden(t *testing.T) {
 	for _, c := range loadGolden(t) {
-		_, err := NewIndex(c.want, c.part)
+		_, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
 		require.NoError(t, err, c.name)
 		p, err := DetectPartitioner(c.want)
 		if len(c.entries) <= 1 {
@@ -183,7 +183,7 @@ func TestPartitionerDamagedHash(t *testing.T) {
 	file := oneKeyFile(t)
 	damaged := bytes.Clone(file)
 	damaged[1] ^= 0xFF // the leaf's hash byte
-	_, err := NewIndex(damaged, partitioner.Murmur3)
+	_, err := NewIndex(damaged, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.ErrorIs(t, err, ErrCorrupt)
 	_, err = DetectPartitioner(damaged)
 	require.ErrorIs(t, err, ErrCorrupt)

@@ -48,7 +48,7 @@ func Example() {
 		panic(err)
 	}
 
-	ix, err := partitionindex.NewIndex(index.Bytes(), partitioner.ByteOrdered)
+	ix, err := partitionindex.NewIndex(index.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
 	if err != nil {
 		panic(err)
 	}

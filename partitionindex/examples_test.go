@@ -37,7 +37,7 @@ func newToySSTable(p partitioner.Partitioner, names ...string) *toySSTable {
 	if _, err := b.Complete(); err != nil {
 		panic(err)
 	}
-	ix, err := partitionindex.NewIndex(index.Bytes(), p)
+	ix, err := partitionindex.NewIndex(index.Bytes(), partitionindex.OpenOptions{Partitioner: p})
 	if err != nil {
 		panic(err)
 	}
@@ -264,7 +264,7 @@ func ExampleBuilder_AddEntry() {
 		panic(err)
 	}
 
-	ix, err := partitionindex.NewIndex(index.Bytes(), partitioner.Murmur3)
+	ix, err := partitionindex.NewIndex(index.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		panic(err)
 	}

@@ -247,7 +247,7 @@ func countWrites(t *testing.T, s *orderedInput, path Path, flushEach bool) int {
 // iteration lists the positions in order.
 func checkIndexFile(t *testing.T, s *orderedInput, file []byte, n int, root int64) {
 	t.Helper()
-	ix, err := NewIndex(file, s.part)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	require.Equal(t, root, ix.Root())
 	keys := make([]partitioner.Key, n)

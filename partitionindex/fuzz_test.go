@@ -103,15 +103,15 @@ func FuzzIndexReader(f *testing.F) {
 			t.Fatalf("DetectPartitioner: %T %v", err, err)
 		}
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			if _, err := NewIndex(data, p); err != nil && !isCorrupt(err) && !isMismatch(err) {
+			if _, err := NewIndex(data, OpenOptions{Partitioner: p}); err != nil && !isCorrupt(err) && !isMismatch(err) {
 				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
 			}
 			// Lookups must survive any bytes, so they run on the unchecked
 			// index even where the footer's keys do not resolve.
-			ix, err := NewIndexUnchecked(data, p)
+			ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 			if err != nil {
 				if !isCorrupt(err) {
-					t.Fatalf("NewIndexUnchecked: %T %v is not a *CorruptError", err, err)
+					t.Fatalf("NewIndex (unchecked): %T %v is not a *CorruptError", err, err)
 				}
 				continue
 			}
@@ -253,7 +253,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 			}
 		}
 		file := files[0].Bytes()
-		ix, err := NewIndex(file, p)
+		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 		if err != nil {
 			t.Fatal(err)
 		}

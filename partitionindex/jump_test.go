@@ -23,7 +23,7 @@ func TestJumpTableIndex(t *testing.T) {
 	}
 	file, m := buildModel(t, partitioner.Murmur3, raws, r, 0)
 	require.GreaterOrEqual(t, len(file), jumpMinBytes)
-	ix, err := NewIndex(file, partitioner.Murmur3)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	require.True(t, ix.Trie().JumpTable(), "a %d-byte index opens with a jump table", len(file))
 	checkAgainstModel(t, partitioner.Murmur3, file, m, r)
@@ -40,7 +40,7 @@ func TestJumpTableIndex(t *testing.T) {
 	checkBatchAgainstGet(t, rd, probes)
 
 	small, _ := buildModel(t, partitioner.Murmur3, raws[:1000], r, 0)
-	ix, err = NewIndex(small, partitioner.Murmur3)
+	ix, err = NewIndex(small, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	require.False(t, ix.Trie().JumpTable(), "a %d-byte index opens without", len(small))
 }

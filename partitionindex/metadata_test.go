@@ -88,7 +88,7 @@ func TestNodeCounts(t *testing.T) {
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
-			ix, err := NewIndex(buf.Bytes(), p)
+			ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: p})
 			require.NoError(t, err)
 			defer ix.Close()
 
@@ -150,7 +150,7 @@ func TestNodeCountsCorrupt(t *testing.T) {
 	m, err := b.Complete()
 	require.NoError(t, err)
 	data := bytes.Clone(buf.Bytes())
-	ix, err := NewIndex(data, partitioner.ByteOrdered)
+	ix, err := NewIndex(data, OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 	defer ix.Close()
 	_, err = ix.NodeCounts()

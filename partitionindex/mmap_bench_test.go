@@ -127,7 +127,7 @@ func mmapFixture(b *testing.B) *mmapBench {
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := partitionindex.Open(path, partitioner.Murmur3)
+	ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,12 +7,14 @@ import (
 	"os"
 )
 
-func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
+// openFile reads the whole file: without mmap there is no page cache to
+// share, so WarmUpBytes has nothing left to do.
+func openFile(path string, opts OpenOptions) (*Index, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := open(data)
+	ix, err := NewIndex(data, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -4,12 +4,13 @@ package partitionindex
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
+func openFile(path string, opts OpenOptions) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -26,19 +27,24 @@ func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: file of %d bytes is too large to map", path, size)
 	}
+	if err := warmUp(f, size, opts.WarmUpBytes); err != nil {
+		return nil, fmt.Errorf("%s: warm-up: %w", path, err)
+	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
 	// Lookups read the index at random: MADV_RANDOM stops each page fault
-	// from reading ahead pages the next lookups are unlikely to want, and
-	// MADV_WILLNEED starts reading the whole index into the page cache in
-	// the background, so a cold index warms at disk bandwidth rather than
-	// one fault per lookup. Both are hints: a kernel that refuses them
-	// reads the same bytes, only later, so their errors are not Open's.
+	// from reading ahead pages the next lookups are unlikely to want, so a
+	// cold lookup brings in the pages its path crosses and no more. Open
+	// deliberately does not ask MADV_WILLNEED for the file: on a large
+	// index that reads the whole file into the page cache (Cassandra met a
+	// 309 GiB one), and its cost would grow with the file. WarmUpBytes is
+	// the bounded opt-in. The advice is a hint: a kernel that refuses it
+	// reads the same bytes, only with read-ahead, so its error is not
+	// Open's.
 	_ = unix.Madvise(data, unix.MADV_RANDOM)
-	_ = unix.Madvise(data, unix.MADV_WILLNEED)
-	ix, err := open(data)
+	ix, err := NewIndex(data, opts)
 	if err != nil {
 		_ = unix.Munmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -46,4 +52,24 @@ func openFile(path string, open func([]byte) (*Index, error)) (*Index, error) {
 	ix.release = func() error { return unix.Munmap(data) }
 	ix.check.arm("Index from Open")
 	return ix, nil
+}
+
+// warmUp reads the last n bytes of the file (all of it if n >= size) in
+// warmUpChunk reads, from the end backwards so the top of the trie arrives
+// first, leaving them in the page cache. pread goes through the page cache
+// like the mapping's faults do, so the mapped pages are then resident.
+func warmUp(f *os.File, size, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	start := max(size-n, 0)
+	buf := make([]byte, min(warmUpChunk, size-start))
+	for end := size; end > start; {
+		off := max(end-int64(len(buf)), start)
+		if _, err := f.ReadAt(buf[:end-off], off); err != nil && err != io.EOF {
+			return err
+		}
+		end = off
+	}
+	return nil
 }

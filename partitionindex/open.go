@@ -1,23 +1,88 @@
 package partitionindex
 
-import "github.com/bti-go/bti/partitioner"
+import (
+	"errors"
 
-// Open maps the Partitions.db file at path into memory (mmap where the
-// platform has it, else reads it) and opens it under p, refusing a file
-// whose footer keys do not resolve under p (*PartitionerMismatchError).
-// The mapping is released when the index and every reader handle are
-// closed.
-func Open(path string, p partitioner.Partitioner) (*Index, error) {
-	return openFile(path, func(data []byte) (*Index, error) { return NewIndex(data, p) })
+	"github.com/bti-go/bti/partitioner"
+)
+
+// OpenOptions says how Open and NewIndex open a Partitions.db. The zero
+// value opens a Murmur3 file (Cassandra's default partitioner), checks the
+// partitioner against the footer's keys, and reads nothing ahead.
+type OpenOptions struct {
+	// Partitioner is the partitioner the file was written with. Open
+	// refuses a file whose footer keys do not resolve under it
+	// (*PartitionerMismatchError) unless SkipPartitionerCheck is set.
+	Partitioner partitioner.Partitioner
+
+	// DetectPartitioner ignores Partitioner and opens the file with the
+	// one DetectPartitioner finds (two walks per candidate partitioner).
+	DetectPartitioner bool
+
+	// SkipPartitionerCheck opens the file under Partitioner without the
+	// check, for tools that report a mismatch as a finding rather than
+	// refuse the file (Check, bti dump). Lookups on such an index may miss
+	// keys if Partitioner is not the file's. It cannot be combined with
+	// DetectPartitioner.
+	SkipPartitionerCheck bool
+
+	// WarmUpBytes, if positive, makes Open read the last WarmUpBytes of the
+	// file into the page cache before it returns, in 1 MiB reads (pread,
+	// not page faults, so the disk sees large sequential requests). The
+	// page-aware writer puts the upper levels of the trie last, so a
+	// warm-up of a few MiB makes the first lookups on a cold file fault
+	// only on their bottom pages. It costs WarmUpBytes of page cache and,
+	// on a cold file, about WarmUpBytes / disk bandwidth at Open; a value
+	// larger than the file warms the whole file. Open holds no memory of
+	// its own for it (one 1 MiB buffer during the warm-up). NewIndex
+	// ignores it: its bytes are the caller's.
+	WarmUpBytes int64
 }
 
-// OpenAuto maps and opens the file at path with the partitioner
-// DetectPartitioner finds.
-func OpenAuto(path string) (*Index, error) { return openFile(path, NewIndexAuto) }
+// warmUpChunk is the size of one warm-up read.
+const warmUpChunk = 1 << 20
 
-// OpenUnchecked maps and opens the file at path under p without the
-// partitioner check, as NewIndexUnchecked does: for tools that report a
-// mismatch as a finding (Check) rather than refuse the file.
-func OpenUnchecked(path string, p partitioner.Partitioner) (*Index, error) {
-	return openFile(path, func(data []byte) (*Index, error) { return NewIndexUnchecked(data, p) })
+// errDetectUnchecked is returned for options that ask to detect the
+// partitioner and skip its check at once: detection is the check.
+var errDetectUnchecked = errors.New("partitionindex: OpenOptions: DetectPartitioner and SkipPartitionerCheck cannot be combined")
+
+// Open maps the Partitions.db file at path into memory (mmap where the
+// platform has it, else reads it) and opens it as opts says (see
+// NewIndex). The mapping is released when the index and every reader
+// handle are closed.
+//
+// Open reads only the footer, the two keys it names, the root's chain and
+// the two levels below it (the jump table, for files of 2 MiB or more:
+// about 200 KiB at a million Murmur3 keys), plus opts.WarmUpBytes. It
+// advises the kernel that lookups are random (MADV_RANDOM), so a fault
+// reads one page, not a read-ahead window: a lookup on a cold file reads
+// the pages its path crosses and no others.
+func Open(path string, opts OpenOptions) (*Index, error) {
+	if opts.DetectPartitioner && opts.SkipPartitionerCheck {
+		return nil, errDetectUnchecked
+	}
+	return openFile(path, opts)
+}
+
+// NewIndex opens the complete index file in data, validating its footer
+// and, unless opts.SkipPartitionerCheck, checking that it was written with
+// opts.Partitioner: the footer's first and last keys, encoded under it,
+// must walk to the trie's first and last entries (two walks). A wrong
+// partitioner is a *PartitionerMismatchError (matching
+// ErrPartitionerMismatch); opts.DetectPartitioner finds the right one. The
+// bytes are used in place and must not change while the index is open.
+func NewIndex(data []byte, opts OpenOptions) (*Index, error) {
+	switch {
+	case opts.DetectPartitioner && opts.SkipPartitionerCheck:
+		return nil, errDetectUnchecked
+	case opts.DetectPartitioner:
+		p, err := DetectPartitioner(data)
+		if err != nil {
+			return nil, err
+		}
+		return newIndexChecked(data, p)
+	case opts.SkipPartitionerCheck:
+		return newIndexUnchecked(data, opts.Partitioner)
+	}
+	return newIndexChecked(data, opts.Partitioner)
 }

@@ -49,7 +49,7 @@ func TestPositionHelpersThroughFile(t *testing.T) {
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(buf.Bytes(), partitioner.ByteOrdered)
+	ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 	defer ix.Close()
 	r, err := ix.OpenReader()

@@ -44,14 +44,10 @@ type Index struct {
 	release func() error // unmaps a mapped file; nil for caller-owned bytes
 }
 
-// NewIndex opens the complete index file in data, validating its footer and
-// checking that it was written with p: the footer's first and last keys,
-// encoded under p, must walk to the trie's first and last entries (two
-// walks). A wrong partitioner is a *PartitionerMismatchError (matching
-// ErrPartitionerMismatch); DetectPartitioner finds the right one. The
-// bytes are used in place and must not change while the index is open.
-func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
-	ix, err := NewIndexUnchecked(data, p)
+// newIndexChecked opens the complete file in data under p and checks p
+// against the footer keys.
+func newIndexChecked(data []byte, p partitioner.Partitioner) (*Index, error) {
+	ix, err := newIndexUnchecked(data, p)
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +57,9 @@ func NewIndex(data []byte, p partitioner.Partitioner) (*Index, error) {
 	return ix, nil
 }
 
-// NewIndexUnchecked is NewIndex without the partitioner check, for tools
-// that show the layout of a file whose partitioner is unknown or whose
-// trie does not match its footer (bti dump). Lookups on it may miss keys
-// if p is not the file's partitioner.
-func NewIndexUnchecked(data []byte, p partitioner.Partitioner) (*Index, error) {
+// newIndexUnchecked opens the complete file in data under p without the
+// partitioner check.
+func newIndexUnchecked(data []byte, p partitioner.Partitioner) (*Index, error) {
 	v, fileEnd, err := parseFooter(data)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func ExampleOpen() {
 
 	// Reading: open (mmap) once, one Reader handle per goroutine; close
 	// both (the mapping is released when the last one is closed).
-	ix, err := partitionindex.Open(path, partitioner.Murmur3)
+	ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		log.Fatal(err)
 	}

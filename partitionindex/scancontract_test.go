@@ -205,7 +205,7 @@ func TestScanContractCases(t *testing.T) {
 		}
 		_, err := b.Complete()
 		require.NoError(t, err)
-		ix, err := NewIndex(buf.Bytes(), bo)
+		ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: bo})
 		require.NoError(t, err)
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestScanContractEncodedBoundsCopied(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, p := range []partitioner.Partitioner{partitioner.ByteOrdered, partitioner.Murmur3} {
 		file, m := buildModel(t, p, keySets[4].gen(r, 200), r, 64)
-		ix, err := NewIndex(file, p)
+		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 		require.NoError(t, err)
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)

@@ -35,7 +35,7 @@ func buildRaw(t *testing.T, p partitioner.Partitioner, raws [][]byte, opts Optio
 // Reader is closed when the test ends.
 func openIndexReader(t *testing.T, file []byte, p partitioner.Partitioner) (*Index, *Reader) {
 	t.Helper()
-	ix, err := NewIndex(file, p)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 	require.NoError(t, err)
 	rd, err := ix.OpenReader()
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
-			ix, err := NewIndex(buf.Bytes(), p)
+			ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: p})
 			require.NoError(t, err)
 			rd, err := ix.OpenReader()
 			require.NoError(t, err)

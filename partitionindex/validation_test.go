@@ -190,7 +190,7 @@ func requireKeyLookupsFail(t *testing.T, rd *Reader, k partitioner.Key, want err
 
 func TestValidateLookupWrongPartitioner(t *testing.T) {
 	s := &orderedInput{part: partitioner.Murmur3, keys: [][]byte{[]byte("a")}, pos: []int64{1}}
-	ix, err := NewIndex(s.cleanBuild(t, 1), partitioner.Murmur3)
+	ix, err := NewIndex(s.cleanBuild(t, 1), OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	r, err := ix.OpenReader()
 	require.NoError(t, err)
@@ -227,7 +227,7 @@ func checkCorrupt(t *testing.T, err error, offset int64, why string) {
 func TestValidateCorruptFooter(t *testing.T) {
 	s := &orderedInput{part: partitioner.ByteOrdered, keys: [][]byte{[]byte("apple"), []byte("banana"), []byte("cherry")}, pos: []int64{1, 2, 3}}
 	file := s.cleanBuild(t, 3)
-	ix, err := NewIndex(file, s.part)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	size := int64(len(file))
 	footer := size - footerLength
@@ -236,7 +236,7 @@ func TestValidateCorruptFooter(t *testing.T) {
 	require.Equal(t, kp, int64(binary.BigEndian.Uint64(file[footer:])))
 
 	for n := range footerLength {
-		_, err := NewIndex(file[:n], s.part)
+		_, err := NewIndex(file[:n], OpenOptions{Partitioner: s.part})
 		checkCorrupt(t, err, 0, fmt.Sprintf("%d-byte file", n))
 	}
 	cases := []struct {
@@ -280,7 +280,7 @@ func TestValidateCorruptFooter(t *testing.T) {
 		offset int64
 	}{"last-key-length-overrun", overrun, kp + 2 + 5})
 	for _, c := range cases {
-		_, err := NewIndex(c.data, s.part)
+		_, err := NewIndex(c.data, OpenOptions{Partitioner: s.part})
 		checkCorrupt(t, err, c.offset, c.name)
 	}
 	// An empty index that stores keys.
@@ -290,7 +290,7 @@ func TestValidateCorruptFooter(t *testing.T) {
 	withKey = binary.BigEndian.AppendUint64(withKey, uint64(ekp))
 	withKey = binary.BigEndian.AppendUint64(withKey, 0)
 	withKey = binary.BigEndian.AppendUint64(withKey, uint64(ekp-1))
-	_, err = NewIndex(withKey, s.part)
+	_, err = NewIndex(withKey, OpenOptions{Partitioner: s.part})
 	checkCorrupt(t, err, ekp, "empty index with keys")
 }
 
@@ -306,7 +306,7 @@ func TestValidateGarbageRoot(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, file := range files[:2] {
-		ix, err := NewIndex(file, partitioner.Murmur3)
+		ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 		require.NoError(t, err)
 		kp := int64(binary.BigEndian.Uint64(file[len(file)-footerLength:]))
 		step := max(int64(1), kp/300)
@@ -326,7 +326,7 @@ func TestValidateGarbageRoot(t *testing.T) {
 	// A root whose pointer leads past the start of the file.
 	bad := withFooter(files[0], 2, 1, 0)
 	bad[0], bad[1] = 0x40|0x8, 0xff // single8 with payload, byte 0xff
-	ix, err := NewIndexUnchecked(bad[:len(bad)-footerLength+0], partitioner.Murmur3)
+	ix, err := NewIndex(bad[:len(bad)-footerLength+0], OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	if err == nil {
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
@@ -345,14 +345,14 @@ func TestValidateGarbageRoot(t *testing.T) {
 // any bytes.
 func probeNoPanic(t *testing.T, data []byte, p partitioner.Partitioner, r *rand.Rand) {
 	t.Helper()
-	_, err := NewIndex(data, p)
+	_, err := NewIndex(data, OpenOptions{Partitioner: p})
 	if err != nil && !errors.Is(err, ErrPartitionerMismatch) {
 		require.ErrorIs(t, err, ErrCorrupt)
 		var ce *CorruptError
 		require.ErrorAs(t, err, &ce)
 		return
 	}
-	ix, err := NewIndexUnchecked(data, p)
+	ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 	if err != nil {
 		require.ErrorIs(t, err, ErrCorrupt)
 		var ce *CorruptError

@@ -21,7 +21,7 @@ func TestVerifyEntries(t *testing.T) {
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(buf.Bytes(), partitioner.ByteOrdered)
+	ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 
 	collect := func(keys []partitioner.Key, pos []int64, stopAfter int) []Mismatch {

@@ -45,7 +45,7 @@ func TestCheckRows(t *testing.T) {
 			if _, err := w.Complete(); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := partitionindex.NewIndex(parts.Bytes(), partitioner.ByteOrdered)
+			ix, err := partitionindex.NewIndex(parts.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,7 +54,7 @@ func TestGoldenBothIndexes(t *testing.T) {
 				if !bytes.Equal(result.Bytes(), c.Result(t)) {
 					t.Errorf("%s: RESULT differs:\n%s", path, result.Bytes())
 				}
-				ix, err := partitionindex.NewIndex(parts.Bytes(), partitioner.ByteOrdered)
+				ix, err := partitionindex.NewIndex(parts.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -162,7 +162,7 @@ func checkRowsFile(path, index string, ix *partitionindex.Index, rep *partitioni
 		return nil, err
 	}
 	if rep.Partitioner != ix.Partitioner() {
-		rix, err := partitionindex.OpenUnchecked(index, rep.Partitioner)
+		rix, err := partitionindex.Open(index, partitionindex.OpenOptions{Partitioner: rep.Partitioner, SkipPartitionerCheck: true})
 		if err != nil {
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func verifyDeep(index, in, part string, cf checkFlags, stdout, stderr io.Writer)
 		if rep.Partitioner != p {
 			// Detected: reopen under it, lookups decorate keys with it.
 			_ = ix.Close()
-			if ix, err = partitionindex.OpenUnchecked(index, rep.Partitioner); err != nil {
+			if ix, err = partitionindex.Open(index, partitionindex.OpenOptions{Partitioner: rep.Partitioner, SkipPartitionerCheck: true}); err != nil {
 				return err
 			}
 			p = rep.Partitioner
@@ -363,5 +363,5 @@ func openForCheck(path, part string, opts *partitionindex.CheckOptions) (*partit
 	} else {
 		p, _ = parsePartitioner(part)
 	}
-	return partitionindex.OpenUnchecked(path, p)
+	return partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 }

@@ -188,15 +188,15 @@ func openIndex(path, name string) (ix *partitionindex.Index, note string, err er
 		if err != nil {
 			return nil, "", err
 		}
-		ix, err := partitionindex.Open(path, p)
+		ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: p})
 		return ix, "given", hintMismatch(err)
 	}
-	ix, err = partitionindex.OpenAuto(path)
+	ix, err = partitionindex.Open(path, partitionindex.OpenOptions{DetectPartitioner: true})
 	if err == nil {
 		return ix, "detected", nil
 	}
 	if note, ok := assumeDefault(err); ok {
-		ix, err := partitionindex.Open(path, partitioner.Murmur3)
+		ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 		return ix, note, err
 	}
 	return nil, "", err

@@ -84,7 +84,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			len(data), len(results[1].data), firstDiff(data, results[1].data))
 	}
 
-	ix, err := partitionindex.NewIndex(data, cfg.Partitioner)
+	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: cfg.Partitioner})
 	if err != nil {
 		return err
 	}

@@ -63,12 +63,12 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	}
 	var ix *partitionindex.Index
 	if fits {
-		ix, err = partitionindex.NewIndex(data, p)
+		ix, err = partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p})
 		err = hintMismatch(err)
 	} else {
 		// No partitioner resolves the footer's keys: the layout is still
 		// worth showing (the partitioner plays no part in it).
-		ix, err = partitionindex.NewIndexUnchecked(data, partitioner.Murmur3)
+		ix, err = partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)

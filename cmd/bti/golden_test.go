@@ -26,7 +26,7 @@ func annotator(t *testing.T, part string) golden.Annotator {
 	return func(data []byte, w io.Writer) error {
 		// Unchecked: bytes that went wrong may not resolve the footer's
 		// keys under p, and are the ones the dump is for.
-		ix, err := partitionindex.NewIndexUnchecked(data, p)
+		ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 		if err != nil {
 			return err
 		}

@@ -86,7 +86,7 @@ func write(path string, parts []partition) error {
 }
 
 func check(path string, parts []partition) error {
-	ix, err := partitionindex.Open(path, partitioner.Murmur3)
+	ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func newLookupData(s *Set) (*lookupData, error) {
 	if _, err := b.Complete(); err != nil {
 		return nil, err
 	}
-	ix, err := partitionindex.NewIndex(sink.Bytes(), p)
+	ix, err := partitionindex.NewIndex(sink.Bytes(), partitionindex.OpenOptions{Partitioner: p})
 	if err != nil {
 		return nil, err
 	}
