@@ -22,6 +22,17 @@ const buildUsage = `usage: bti build --in keys.tsv --out Partitions.db [--partit
 Builds the partition index of the keys in keys.tsv (or keys.tsv.bz2). The
 output appears only when everything succeeded.
 
+Memory: without --partial-at and --stats the build streams. It reads one
+line at a time and writes the index through a 1 MiB buffer into a temporary
+file beside --out (or straight to standard output with --out -). It holds the
+builder's working set, about 3 MB at 200,000 keys and not growing with the
+key count, so any number of keys builds in bounded memory. A bad line, a
+failed write or SIGINT/SIGTERM stops it with the cause and the line. --out is
+left as it was and the temporary file is removed. With --out -, the bytes
+already written stay written. --partial-at and --stats hold every key (about
+120 bytes each) and the index in memory: the views are checked against the
+keys, and the timing leaves out parsing.
+
 ` + outputHelp + `
 --partial-at takes an early-open view right after the N-th key was added
 (counting from 1), as Cassandra's preemptive open does: buildPartial(0, 0),
@@ -70,8 +81,8 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 		return usagef("--stats prints to standard output, which --out - already holds the index")
 	}
 	// Opened first, so a refused output (a directory, the input itself)
-	// fails before the work, and nothing is written until the build
-	// succeeded: the index is built in memory.
+	// fails before the work. The output is a temporary file beside --out
+	// until the build succeeded (the deferred abort removes it otherwise).
 	o, err := createOutput(*out, stdout, *in)
 	if err != nil {
 		return err
@@ -79,6 +90,14 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	defer o.abort()
 
 	prog := newProgress(stderr)
+	if len(requests) == 0 && *stats == "" {
+		// The common case streams: nothing held but the builder's working
+		// set, whatever the key count (build_stream.go).
+		if _, err := streamBuild(*in, o, partitionindex.Options{Partitioner: p, Path: path}, prog); err != nil {
+			return err
+		}
+		return o.commit()
+	}
 	ks, err := loadKeys(*in, p, prog)
 	if err != nil {
 		return err
