@@ -108,3 +108,17 @@ func TestStreamedBuildLateBadLine(t *testing.T) {
 	assert.Equal(t, "old", string(got))
 	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
 }
+
+// The temporary output is named for what it is while the build runs (a
+// SIGKILL leaves it behind under that name), and is gone after success.
+func TestTemporaryOutputName(t *testing.T) {
+	dir := t.TempDir()
+	o, err := createOutput(filepath.Join(dir, "Partitions.db"), io.Discard)
+	require.NoError(t, err)
+	defer o.abort()
+	names := listDir(t, dir)
+	require.Len(t, names, 1)
+	assert.Regexp(t, `^\.Partitions\.db\.bti-incomplete-[0-9]+-[0-9a-f]{12}$`, names[0])
+	require.NoError(t, o.commit())
+	assert.Equal(t, []string{"Partitions.db"}, listDir(t, dir))
+}

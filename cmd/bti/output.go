@@ -159,7 +159,10 @@ func createTemp(name, target string, old fs.FileInfo) (*output, error) {
 		if _, err = rand.Read(rnd[:]); err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", name, err)
 		}
-		tmp := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(rnd[:]))
+		// The name says what the file is, so one left by SIGKILL (which no
+		// handler sees) is recognisable and safe to delete:
+		// ".Partitions.db.bti-incomplete-<pid>-<random>".
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.bti-incomplete-%d-%s", base, os.Getpid(), hex.EncodeToString(rnd[:])))
 		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if !errors.Is(err, fs.ErrExist) {
 			break
