@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -56,19 +55,13 @@ func streamBuild(path string, o *output, opts partitionindex.Options, prog *prog
 			}
 			prog.update("building from %s: %d keys", path, line)
 		}
-		if len(raw) > partitioner.MaxKeyLength {
-			return 0, fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), partitioner.MaxKeyLength)
-		}
-		if kr.Pos() == math.MinInt64 {
-			return 0, fmt.Errorf("%s line %d: position %d is Cassandra's \"not found\" marker and cannot be stored", path, line, kr.Pos())
+		if err := checkLine(path, line, raw, kr.Pos()); err != nil {
+			return 0, err
 		}
 		k := p.Decorate(raw)
 		if count > 0 {
-			switch c := partitioner.Compare(prev, k); {
-			case c == 0:
-				return 0, fmt.Errorf("%s line %d: key %s duplicates the previous key (line %d)", path, line, shortHex(raw), line-1)
-			case c > 0:
-				return 0, fmt.Errorf("%s line %d: key %s does not sort after previous key %s in %v order", path, line, shortHex(raw), shortHex(prev.Raw), p)
+			if err := checkOrder(path, line, prev, k); err != nil {
+				return 0, err
 			}
 		}
 		if err := b.AddEntry(k, kr.Pos()); err != nil {
@@ -81,11 +74,7 @@ func streamBuild(path string, o *output, opts partitionindex.Options, prog *prog
 	}
 	prog.done()
 	if err := kr.Err(); err != nil {
-		var le *keystsv.LineError
-		if errors.As(err, &le) {
-			return 0, fmt.Errorf("%s line %d: %s", path, le.Line, le.Reason)
-		}
-		return 0, fmt.Errorf("%s: %w", path, err)
+		return 0, readError(path, err)
 	}
 	if ctx.Err() != nil {
 		return 0, fmt.Errorf("%s: %w", path, errInterrupted)

@@ -32,11 +32,8 @@ func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, 
 	var arena []byte
 	for kr.Next() {
 		line, raw := kr.Line(), kr.Key()
-		if len(raw) > partitioner.MaxKeyLength {
-			return nil, fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), partitioner.MaxKeyLength)
-		}
-		if kr.Pos() == math.MinInt64 {
-			return nil, fmt.Errorf("%s line %d: position %d is Cassandra's \"not found\" marker and cannot be stored", path, line, kr.Pos())
+		if err := checkLine(path, line, raw, kr.Pos()); err != nil {
+			return nil, err
 		}
 		// Keep the raw bytes in large shared chunks: a million keys must not
 		// cost a million allocations.
@@ -47,12 +44,8 @@ func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, 
 		arena = append(arena, raw...)
 		k := p.Decorate(arena[start:len(arena):len(arena)])
 		if n := len(ks.keys); n > 0 {
-			prev := ks.keys[n-1]
-			switch c := partitioner.Compare(prev, k); {
-			case c == 0:
-				return nil, fmt.Errorf("%s line %d: key %s duplicates the previous key (line %d)", path, line, shortHex(raw), line-1)
-			case c > 0:
-				return nil, fmt.Errorf("%s line %d: key %s does not sort after previous key %s in %v order", path, line, shortHex(raw), shortHex(prev.Raw), p)
+			if err := checkOrder(path, line, ks.keys[n-1], k); err != nil {
+				return nil, err
 			}
 		}
 		ks.keys = append(ks.keys, k)
@@ -64,13 +57,43 @@ func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, 
 	}
 	prog.done()
 	if err := kr.Err(); err != nil {
-		var le *keystsv.LineError
-		if errors.As(err, &le) {
-			return nil, fmt.Errorf("%s line %d: %s", path, le.Line, le.Reason)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, readError(path, err)
 	}
 	return ks, nil
+}
+
+// checkLine refuses what the builder cannot store, naming the line: a key
+// too long, or Cassandra's "not found" marker as a position.
+func checkLine(path string, line int, raw []byte, pos int64) error {
+	if len(raw) > partitioner.MaxKeyLength {
+		return fmt.Errorf("%s line %d: key of %d bytes, at most %d fit", path, line, len(raw), partitioner.MaxKeyLength)
+	}
+	if pos == math.MinInt64 {
+		return fmt.Errorf("%s line %d: position %d is Cassandra's \"not found\" marker and cannot be stored", path, line, pos)
+	}
+	return nil
+}
+
+// checkOrder refuses a key k on line that does not sort strictly after
+// prev (the key on the line before), naming both.
+func checkOrder(path string, line int, prev, k partitioner.Key) error {
+	switch c := partitioner.Compare(prev, k); {
+	case c == 0:
+		return fmt.Errorf("%s line %d: key %s duplicates the previous key (line %d)", path, line, shortHex(k.Raw), line-1)
+	case c > 0:
+		return fmt.Errorf("%s line %d: key %s does not sort after previous key %s in %v order", path, line, shortHex(k.Raw), shortHex(prev.Raw), k.Partitioner)
+	}
+	return nil
+}
+
+// readError names the line of a malformed keys.tsv line, or the file of
+// any other read error.
+func readError(path string, err error) error {
+	var le *keystsv.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s line %d: %s", path, le.Line, le.Reason)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // lineOf is the 1-based keys.tsv line of key i.
