@@ -1,7 +1,6 @@
 package partitionindex
 
 import (
-	"bufio"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,30 +63,6 @@ func evict(t *testing.T, path string) bool {
 	return residentBytes(t, data) < st.Size()/16
 }
 
-func writeIndexFile(t *testing.T, path string, keys []partitioner.Key) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	b := NewBuilder(w, Options{})
-	for i, k := range keys {
-		if err := b.AddEntry(k, int64(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := b.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Open reads what one lookup needs, not the file: on a cold index, Open
 // and one Get leave at most 2 MiB of it in the page cache (issue 20), and
 // far less than the file. WarmUpBytes then brings in the tail it names.
@@ -95,12 +70,15 @@ func TestOpenColdReadsLittle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 400,000 keys; skipped under -short")
 	}
-	keys, err := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 400_000, Seed: 7}.Keys()
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 400_000, Seed: 7}
+	entries, err := cfg.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "Partitions.db")
-	writeIndexFile(t, path, keys)
+	if err := os.WriteFile(path, buildIndex(t, cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +94,9 @@ func TestOpenColdReadsLittle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := keys[len(keys)/3]
-	if pos, ok, err := r.Get(probe); err != nil || !ok || pos != int64(len(keys)/3) {
-		t.Fatalf("Get = %d, %v, %v; want %d", pos, ok, err, len(keys)/3)
+	probe := entries[len(entries)/3]
+	if pos, ok, err := r.Get(partitioner.Murmur3.Decorate(probe.Key)); err != nil || !ok || pos != probe.Pos {
+		t.Fatalf("Get = %d, %v, %v; want %d", pos, ok, err, probe.Pos)
 	}
 	got := residentBytes(t, ix.data)
 	t.Logf("file %d bytes; resident after Open and one Get: %d bytes (jump table: %v)", st.Size(), got, ix.trie.JumpTable())
@@ -161,18 +139,17 @@ func TestOpenOptionsConflict(t *testing.T) {
 
 // A warm-up larger than the file reads it all and opens it as usual.
 func TestOpenWarmUpWholeFile(t *testing.T) {
-	keys, err := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5000, Seed: 3}.Keys()
-	if err != nil {
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5000, Seed: 3}
+	path := filepath.Join(t.TempDir(), "Partitions.db")
+	if err := os.WriteFile(path, buildIndex(t, cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "Partitions.db")
-	writeIndexFile(t, path, keys)
 	ix, err := Open(path, OpenOptions{WarmUpBytes: 1 << 40})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if ix.Count() != int64(len(keys)) {
-		t.Errorf("Count = %d, want %d", ix.Count(), len(keys))
+	if ix.Count() != int64(cfg.Count) {
+		t.Errorf("Count = %d, want %d", ix.Count(), cfg.Count)
 	}
 }
