@@ -39,7 +39,7 @@ func handleOps(m *model) []handleOp {
 	entries, hit := m.sorted(), 0
 	return []handleOp{
 		{"Get", func(rd *Reader, k partitioner.Key, _ []byte) error {
-			pos, ok, err := rd.Get(k)
+			pos, ok, err := rd.Get(&k)
 			if err != nil {
 				return err
 			}
@@ -49,11 +49,11 @@ func handleOps(m *model) []handleOp {
 			return nil
 		}},
 		{"Ceiling", func(rd *Reader, k partitioner.Key, _ []byte) error {
-			pos, ok, err := rd.Ceiling(k, m.keyAt)
+			pos, ok, err := rd.Ceiling(&k, m.keyAt)
 			return answer("Ceiling", pos, ok, err, m.ceiling(k))
 		}},
 		{"Floor", func(rd *Reader, k partitioner.Key, _ []byte) error {
-			pos, ok, err := rd.Floor(k, m.keyAt)
+			pos, ok, err := rd.Floor(&k, m.keyAt)
 			return answer("Floor", pos, ok, err, m.floor(k))
 		}},
 		{"CeilingEncoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
@@ -65,7 +65,7 @@ func handleOps(m *model) []handleOp {
 			return answer("FloorEncoded", pos, ok, err, m.floor(k))
 		}},
 		{"CeilingCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			c, err := rd.CeilingCandidates(k)
+			c, err := rd.CeilingCandidates(&k)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func handleOps(m *model) []handleOp {
 			return m.checkCandidates("CeilingCandidates", c, k, +1)
 		}},
 		{"FloorCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			c, err := rd.FloorCandidates(k)
+			c, err := rd.FloorCandidates(&k)
 			if err != nil {
 				return err
 			}
@@ -270,16 +270,16 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 		other := func() partitioner.Key { return entries[r.IntN(len(entries))].key }
 		keyAt := func(pos int64) ([]byte, error) {
 			o := other()
-			if _, _, err := rd.Get(o); err != nil {
+			if _, _, err := rd.Get(&o); err != nil {
 				return nil, err
 			}
-			if _, _, err := rd.Floor(o, m.keyAt); err != nil {
+			if _, _, err := rd.Floor(&o, m.keyAt); err != nil {
 				return nil, err
 			}
 			if res := rd.GetBatch(nil, []partitioner.Key{o, other()}); res[0].Err != nil || res[1].Err != nil {
 				return nil, fmt.Errorf("GetBatch: %v %v", res[0].Err, res[1].Err)
 			}
-			if _, err := rd.CeilingCandidates(o); err != nil {
+			if _, err := rd.CeilingCandidates(&o); err != nil {
 				return nil, err
 			}
 			it := rd.ScanReverse(nil, &o)
@@ -291,7 +291,7 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 		}
 		for range 500 {
 			k := p.Decorate(randomBytes(r, 0, 8, []byte("abc")))
-			pos, ok, err := rd.Ceiling(k, keyAt)
+			pos, ok, err := rd.Ceiling(&k, keyAt)
 			require.NoError(t, err)
 			if want := m.ceiling(k); want == nil {
 				require.False(t, ok, "ceiling %x", k.Raw)
@@ -299,7 +299,7 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 				require.True(t, ok, "ceiling %x", k.Raw)
 				require.Equal(t, want.pos, pos, "ceiling %x", k.Raw)
 			}
-			pos, ok, err = rd.Floor(k, keyAt)
+			pos, ok, err = rd.Floor(&k, keyAt)
 			require.NoError(t, err)
 			if want := m.floor(k); want == nil {
 				require.False(t, ok, "floor %x", k.Raw)

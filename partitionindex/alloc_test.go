@@ -29,7 +29,7 @@ func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
 			b := NewBuilder(io.Discard, opts)
 			build := func() {
 				for i, k := range keys {
-					require.NoError(t, b.AddEntry(k, int64(i)))
+					require.NoError(t, b.AddEntry(&k, int64(i)))
 				}
 				_, err := b.Complete()
 				require.NoError(t, err)
@@ -38,7 +38,7 @@ func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
 			build() // warm up: the arena and buffers reach their peak size
 			i := 0
 			allocs := testing.AllocsPerRun(len(keys)-1, func() {
-				if err := b.AddEntry(keys[i], int64(i)); err != nil {
+				if err := b.AddEntry(&keys[i], int64(i)); err != nil {
 					t.Fatal(err)
 				}
 				i++
@@ -58,7 +58,7 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	var file writeBuffer
 	b := NewBuilder(&file, Options{})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(k, int64(i)))
+		require.NoError(t, b.AddEntry(&k, int64(i)))
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)
@@ -69,12 +69,12 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	i := 0
 	var enc []byte
 	ops := map[string]func(){
-		"get":                func() { _, _, _ = r.Get(keys[i%len(keys)]) },
-		"miss":               func() { _, _, _ = r.Get(absent) },
-		"ceiling":            func() { _, _, _ = r.Ceiling(keys[i%len(keys)], keyAt) },
-		"floor":              func() { _, _, _ = r.Floor(keys[i%len(keys)], keyAt) },
-		"ceiling-candidates": func() { _, _ = r.CeilingCandidates(keys[i%len(keys)]) },
-		"floor-candidates":   func() { _, _ = r.FloorCandidates(keys[i%len(keys)]) },
+		"get":                func() { _, _, _ = r.Get(&keys[i%len(keys)]) },
+		"miss":               func() { _, _, _ = r.Get(&absent) },
+		"ceiling":            func() { _, _, _ = r.Ceiling(&keys[i%len(keys)], keyAt) },
+		"floor":              func() { _, _, _ = r.Floor(&keys[i%len(keys)], keyAt) },
+		"ceiling-candidates": func() { _, _ = r.CeilingCandidates(&keys[i%len(keys)]) },
+		"floor-candidates":   func() { _, _ = r.FloorCandidates(&keys[i%len(keys)]) },
 		"first":              func() { _, _, _ = r.First() },
 		"scan": func() {
 			it := r.Scan(&keys[i%len(keys)], nil)

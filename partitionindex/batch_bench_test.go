@@ -58,7 +58,8 @@ func batchFixture(b *testing.B, n int) *batchBench {
 	var file bytes.Buffer
 	bld := partitionindex.NewBuilder(&file, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, e := range entries {
-		if err := bld.AddEntry(partitioner.Murmur3.Decorate(e.Key), e.Pos); err != nil {
+		dk := partitioner.Murmur3.Decorate(e.Key)
+		if err := bld.AddEntry(&dk, e.Pos); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -112,7 +113,7 @@ func runBatch(b *testing.B, f *batchBench, batch, threads int) {
 		for done := 0; done < n; {
 			m := min(batch, n-done, len(f.probes)-j)
 			if batch == 1 {
-				pos, ok, err := rd.Get(f.probes[j])
+				pos, ok, err := rd.Get(&f.probes[j])
 				if err != nil || !ok || pos != f.want[j] {
 					wrong++
 				}

@@ -26,7 +26,7 @@ func checkBatchAgainstGet(t *testing.T, rd *Reader, probes []partitioner.Key) {
 	t.Helper()
 	want := make([]Result, len(probes))
 	for i, k := range probes {
-		want[i].Pos, want[i].OK, want[i].Err = rd.Get(k)
+		want[i].Pos, want[i].OK, want[i].Err = rd.Get(&k)
 	}
 	for _, size := range batchSizes {
 		// A non-empty dst: results are appended after what is there.
@@ -117,7 +117,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 	var file writeBuffer
 	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(k, int64(i)))
+		require.NoError(t, b.AddEntry(&k, int64(i)))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 	// confirmed Ceiling cannot run on these keys: KeyAt's raw key decorates
 	// to its real token, not the forced one.)
 	for _, k := range probes {
-		c, err := rd.CeilingCandidates(k)
+		c, err := rd.CeilingCandidates(&k)
 		require.NoError(t, err)
 		want, err := rd.CeilingCandidatesEncoded(k.AppendComparable(nil))
 		require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestGetBatchErrors(t *testing.T) {
 	var file writeBuffer
 	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(k, int64(i)))
+		require.NoError(t, b.AddEntry(&k, int64(i)))
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)
@@ -199,7 +199,7 @@ func TestGetBatchPartialIndex(t *testing.T) {
 	b := NewBuilder(&buf, Options{PageSize: 256})
 	views := 0
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(k, int64(i)))
+		require.NoError(t, b.AddEntry(&k, int64(i)))
 		if (i+1)%1000 != 0 {
 			continue
 		}
@@ -240,7 +240,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 			var file writeBuffer
 			b := NewBuilder(&file, Options{Partitioner: cfg.Partitioner})
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(k, int64(i)))
+				require.NoError(t, b.AddEntry(&k, int64(i)))
 			}
 			_, err = b.Complete()
 			require.NoError(t, err)

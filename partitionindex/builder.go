@@ -196,18 +196,22 @@ func (b *Builder) flushFooter() error {
 
 // Add decorates raw with the builder's partitioner and adds it.
 func (b *Builder) Add(raw []byte, position int64) error {
-	return b.AddEntry(b.opts.Partitioner.Decorate(raw), position)
+	key := b.opts.Partitioner.Decorate(raw)
+	return b.AddEntry(&key, position)
 }
 
 // AddEntry adds a partition. position >= 0 is the partition's row-index
 // (Rows.db) position; a negative position is ^dataPosition, the bitwise
 // complement of its Data.db position (make them with RowIndexPosition and
 // DataPosition). Keys must come in strictly increasing decorated-key order.
-func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
+// The key is passed by pointer, so a call copies 8 bytes rather than the
+// 80-byte Key; AddEntry neither modifies nor retains it (the builder keeps
+// its own encoding), and key must not be nil.
+func (b *Builder) AddEntry(key *partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
 	}
-	if err := b.checkEntry(&key, position); err != nil {
+	if err := b.checkEntry(key, position); err != nil {
 		return err
 	}
 	var err error
@@ -215,9 +219,9 @@ func (b *Builder) AddEntry(key partitioner.Key, position int64) error {
 	case b.opts.Path == PathReference:
 		err = b.addReference(key, position)
 	case key.Partitioner == partitioner.Murmur3:
-		err = b.addMurmur3(&key, position)
+		err = b.addMurmur3(key, position)
 	default:
-		err = b.addScratch(&key, position)
+		err = b.addScratch(key, position)
 	}
 	if err != nil {
 		return err
@@ -313,13 +317,13 @@ func (b *Builder) addPending(prev []byte, diff int) error {
 }
 
 // addReference does the same job allocating fresh encodings for every use.
-func (b *Builder) addReference(key partitioner.Key, position int64) error {
+func (b *Builder) addReference(key *partitioner.Key, position int64) error {
 	if b.hasLast {
 		prevEnc := b.lastRef.AppendComparable(nil)
 		enc := key.AppendComparable(nil)
 		diff := naiveDiffPoint(prevEnc, enc)
 		if diff > len(enc) || enc[diff-1] < prevEnc[diff-1] {
-			return b.orderError(b.lastRef.Raw, &key, position)
+			return b.orderError(b.lastRef.Raw, key, position)
 		}
 		prefix := b.lastRef.AppendComparable(nil) // encoded again, as the cut does
 		prefix = prefix[:min(max(diff, b.lastDiff), len(prefix))]
@@ -330,7 +334,7 @@ func (b *Builder) addReference(key partitioner.Key, position int64) error {
 		b.prevRef = b.lastRef
 		b.lastDiff = diff
 	}
-	owned := key
+	owned := *key
 	owned.Raw = bytes.Clone(key.Raw)
 	b.lastRef = owned
 	return nil

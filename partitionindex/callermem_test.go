@@ -71,7 +71,8 @@ func TestCallerMemoryBuild(t *testing.T) {
 						if i%2 == 0 {
 							require.NoError(t, b.Add(key, s.pos[i]))
 						} else {
-							require.NoError(t, b.AddEntry(s.part.Decorate(key), s.pos[i]))
+							dk := s.part.Decorate(key)
+							require.NoError(t, b.AddEntry(&dk, s.pos[i]))
 						}
 						cl.fn(r, buf)
 					}
@@ -121,27 +122,30 @@ func TestCallerMemoryReader(t *testing.T) {
 			for i := 0; i < len(s.keys); i += step {
 				k := s.keys[i]
 				fk := s.part.Decorate(k)
-				wantPos, wantOK, err := fresh.Get(fk)
+				wantPos, wantOK, err := fresh.Get(&fk)
 				require.NoError(t, err)
 				key := startBuf[:copy(startBuf, k)]
-				pos, ok, err := reused.Get(s.part.Decorate(key))
+				dk := s.part.Decorate(key)
+				pos, ok, err := reused.Get(&dk)
 				cl.fn(r, startBuf)
 				require.NoError(t, err)
 				require.Equal(t, wantOK, ok)
 				require.Equal(t, wantPos, pos)
 
-				wantPos, wantOK, err = fresh.Ceiling(fk, keyAt)
+				wantPos, wantOK, err = fresh.Ceiling(&fk, keyAt)
 				require.NoError(t, err)
 				key = startBuf[:copy(startBuf, k)]
-				pos, ok, err = reused.Ceiling(s.part.Decorate(key), keyAt)
+				dk = s.part.Decorate(key)
+				pos, ok, err = reused.Ceiling(&dk, keyAt)
 				cl.fn(r, startBuf)
 				require.NoError(t, err)
 				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})
 
-				wantPos, wantOK, err = fresh.Floor(fk, keyAt)
+				wantPos, wantOK, err = fresh.Floor(&fk, keyAt)
 				require.NoError(t, err)
 				key = startBuf[:copy(startBuf, k)]
-				pos, ok, err = reused.Floor(s.part.Decorate(key), keyAt)
+				dk = s.part.Decorate(key)
+				pos, ok, err = reused.Floor(&dk, keyAt)
 				cl.fn(r, startBuf)
 				require.NoError(t, err)
 				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})

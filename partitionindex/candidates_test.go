@@ -24,8 +24,8 @@ func TestCeilingFloorRequireKeyAt(t *testing.T) {
 	k := partitioner.ByteOrdered.Decorate(append([]byte{}, append(entries[0].key.Raw, 0xFF, 0xFF)...))
 	enc := k.AppendComparable(nil)
 	for name, call := range map[string]func() error{
-		"Ceiling":        func() error { _, _, err := rd.Ceiling(k, nil); return err },
-		"Floor":          func() error { _, _, err := rd.Floor(k, nil); return err },
+		"Ceiling":        func() error { _, _, err := rd.Ceiling(&k, nil); return err },
+		"Floor":          func() error { _, _, err := rd.Floor(&k, nil); return err },
 		"CeilingEncoded": func() error { _, _, err := rd.CeilingEncoded(enc, nil); return err },
 		"FloorEncoded":   func() error { _, _, err := rd.FloorEncoded(enc, nil); return err },
 	} {
@@ -55,11 +55,11 @@ func TestCandidatesModel(t *testing.T) {
 						want := m.ceiling(k)
 						if dir < 0 {
 							want = m.floor(k)
-							c, err = rd.FloorCandidates(k)
+							c, err = rd.FloorCandidates(&k)
 							require.NoError(t, err)
 							ce, err = rd.FloorCandidatesEncoded(k.AppendComparable(nil))
 						} else {
-							c, err = rd.CeilingCandidates(k)
+							c, err = rd.CeilingCandidates(&k)
 							require.NoError(t, err)
 							ce, err = rd.CeilingCandidatesEncoded(k.AppendComparable(nil))
 						}

@@ -37,28 +37,28 @@ type Candidates struct {
 // The entry beyond is certainly greater and is not checked. keyAt is
 // required (ErrNoKeyAt otherwise); CeilingCandidates returns the
 // unconfirmed candidates.
-func (r *Reader) Ceiling(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
+func (r *Reader) Ceiling(key *partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
 	if keyAt == nil {
 		return 0, false, ErrNoKeyAt
 	}
-	c, err := r.keyCandidates(&key, +1)
+	c, err := r.keyCandidates(key, +1)
 	if err != nil {
 		return 0, false, err
 	}
-	return r.pick(c, nil, &key, keyAt, +1)
+	return r.pick(c, nil, key, keyAt, +1)
 }
 
 // Floor returns the position of the largest key <= key, confirming the entry
 // on key's own path with keyAt as Ceiling does (keyAt is required).
-func (r *Reader) Floor(key partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
+func (r *Reader) Floor(key *partitioner.Key, keyAt KeyAt) (pos int64, ok bool, err error) {
 	if keyAt == nil {
 		return 0, false, ErrNoKeyAt
 	}
-	c, err := r.keyCandidates(&key, -1)
+	c, err := r.keyCandidates(key, -1)
 	if err != nil {
 		return 0, false, err
 	}
-	return r.pick(c, nil, &key, keyAt, -1)
+	return r.pick(c, nil, key, keyAt, -1)
 }
 
 // CeilingEncoded is Ceiling for any byte-comparable position: a key's
@@ -97,14 +97,14 @@ func (r *Reader) FloorEncoded(position []byte, keyAt KeyAt) (pos int64, ok bool,
 
 // CeilingCandidates returns the unconfirmed candidates for the smallest key
 // >= key (see Candidates). Neither is checked against a real key.
-func (r *Reader) CeilingCandidates(key partitioner.Key) (Candidates, error) {
-	return r.keyCandidates(&key, +1)
+func (r *Reader) CeilingCandidates(key *partitioner.Key) (Candidates, error) {
+	return r.keyCandidates(key, +1)
 }
 
 // FloorCandidates returns the unconfirmed candidates for the largest key <=
 // key (see Candidates).
-func (r *Reader) FloorCandidates(key partitioner.Key) (Candidates, error) {
-	return r.keyCandidates(&key, -1)
+func (r *Reader) FloorCandidates(key *partitioner.Key) (Candidates, error) {
+	return r.keyCandidates(key, -1)
 }
 
 // CeilingCandidatesEncoded is CeilingCandidates for any byte-comparable

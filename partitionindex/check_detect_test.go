@@ -188,7 +188,7 @@ func (f *detectFixture) answers(ix *Index, off int, stop bool) (right, errored b
 	}
 	defer rd.Close()
 	for i := f.keyLo[off]; i < f.keyHi[off]; i++ {
-		pos, ok, err := rd.Get(f.keys[i])
+		pos, ok, err := rd.Get(&f.keys[i])
 		if err != nil {
 			return false, true
 		}

@@ -72,7 +72,8 @@ func TestCloseCheck(t *testing.T) {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range []string{"a", "b", "c"} {
-		require.NoError(t, b.AddEntry(partitioner.ByteOrdered.Decorate([]byte(k)), int64(i)))
+		dk := partitioner.ByteOrdered.Decorate([]byte(k))
+		require.NoError(t, b.AddEntry(&dk, int64(i)))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)

@@ -41,15 +41,15 @@ func concurrentInput(t *testing.T) *orderedInput {
 func checkLookups(rd *Reader, s *orderedInput, from, step int) error {
 	for i := from; i < len(s.keys); i += step {
 		k := s.part.Decorate(s.keys[i])
-		pos, ok, err := rd.Get(k)
+		pos, ok, err := rd.Get(&k)
 		if err != nil || !ok || pos != s.pos[i] {
 			return fmt.Errorf("Get key %d: %d %v %v, want %d", i, pos, ok, err, s.pos[i])
 		}
 		// A member's own entry is on its path: the first candidate.
-		if c, err := rd.CeilingCandidates(k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
+		if c, err := rd.CeilingCandidates(&k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
 			return fmt.Errorf("CeilingCandidates key %d: %+v %v, want %d", i, c, err, s.pos[i])
 		}
-		if c, err := rd.FloorCandidates(k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
+		if c, err := rd.FloorCandidates(&k); err != nil || !c.HasOnPath || c.OnPath != s.pos[i] {
 			return fmt.Errorf("FloorCandidates key %d: %+v %v, want %d", i, c, err, s.pos[i])
 		}
 	}

@@ -22,7 +22,7 @@ func Example() {
 		dataPos := int64(dataFile.Len())
 		dataFile.WriteString(name) // the partition's data
 		// A partition without a row index is found through its Data.db offset.
-		if err := b.AddEntry(key, partitionindex.DataPosition(dataPos)); err != nil {
+		if err := b.AddEntry(&key, partitionindex.DataPosition(dataPos)); err != nil {
 			panic(err)
 		}
 		if i == 2 {
@@ -59,7 +59,8 @@ func Example() {
 	}
 	defer r.Close()
 
-	pos, ok, err := r.Get(partitioner.ByteOrdered.Decorate([]byte("cherry")))
+	dk := partitioner.ByteOrdered.Decorate([]byte("cherry"))
+	pos, ok, err := r.Get(&dk)
 	if err != nil || !ok {
 		panic("cherry not found")
 	}

@@ -30,7 +30,7 @@ func newToySSTable(p partitioner.Partitioner, names ...string) *toySSTable {
 	for _, k := range keys {
 		pos := partitionindex.DataPosition(int64(len(s.data)))
 		s.data = append(append(s.data, byte(len(k.Raw))), k.Raw...)
-		if err := b.AddEntry(k, pos); err != nil {
+		if err := b.AddEntry(&k, pos); err != nil {
 			panic(err)
 		}
 	}
@@ -85,7 +85,8 @@ func ExampleBuilder_Reset() {
 		var index bytes.Buffer
 		b.Reset(&index, opts)
 		for j, name := range sstable {
-			err := b.AddEntry(partitioner.ByteOrdered.Decorate([]byte(name)), partitionindex.RowIndexPosition(int64(64*j)))
+			dk := partitioner.ByteOrdered.Decorate([]byte(name))
+			err := b.AddEntry(&dk, partitionindex.RowIndexPosition(int64(64*j)))
 			if err != nil {
 				panic(err)
 			}
@@ -111,7 +112,8 @@ func ExampleReader_Ceiling() {
 	r := s.reader()
 	defer s.close(r)
 	for _, k := range []string{"banana", "blueberry", "zucchini"} {
-		pos, ok, err := r.Ceiling(partitioner.ByteOrdered.Decorate([]byte(k)), s.keyAt)
+		dk := partitioner.ByteOrdered.Decorate([]byte(k))
+		pos, ok, err := r.Ceiling(&dk, s.keyAt)
 		if err != nil {
 			panic(err)
 		}
@@ -139,7 +141,8 @@ func ExampleReader_Floor() {
 	r := s.reader()
 	defer s.close(r)
 	for _, k := range []string{"cabbage", "cherry", "aardvark"} {
-		pos, ok, err := r.Floor(partitioner.ByteOrdered.Decorate([]byte(k)), s.keyAt)
+		dk := partitioner.ByteOrdered.Decorate([]byte(k))
+		pos, ok, err := r.Floor(&dk, s.keyAt)
 		if err != nil {
 			panic(err)
 		}
@@ -256,7 +259,8 @@ func ExampleBuilder_AddEntry() {
 	buf := make([]byte, 0, 64) // one buffer for every key, as a reader of Data.db would
 	for i, raw := range held {
 		buf = append(buf[:0], raw...)
-		if err := b.AddEntry(partitioner.Murmur3.Decorate(buf), partitionindex.RowIndexPosition(int64(100*i))); err != nil {
+		dk := partitioner.Murmur3.Decorate(buf)
+		if err := b.AddEntry(&dk, partitionindex.RowIndexPosition(int64(100*i))); err != nil {
 			panic(err)
 		}
 	}
@@ -275,7 +279,8 @@ func ExampleBuilder_AddEntry() {
 	}
 	defer r.Close()
 	for _, raw := range held {
-		pos, ok, err := r.Get(partitioner.Murmur3.Decorate(raw))
+		dk := partitioner.Murmur3.Decorate(raw)
+		pos, ok, err := r.Get(&dk)
 		if err != nil {
 			panic(err)
 		}

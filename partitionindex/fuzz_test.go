@@ -237,7 +237,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 				b.Reset(&files[run], Options{Partitioner: p, Path: path, PageSize: pageSize})
 			}
 			for i, k := range keys {
-				if err := b.AddEntry(k, pos[i]); err != nil {
+				if err := b.AddEntry(&k, pos[i]); err != nil {
 					t.Fatalf("run %d key %d: %v", run, i, err)
 				}
 			}
@@ -276,7 +276,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		defer rd.Close()
 		for i, k := range keys {
-			got, ok, err := rd.Get(k)
+			got, ok, err := rd.Get(&k)
 			if err != nil || !ok || got != pos[i] {
 				t.Fatalf("key %d %x: %d %v %v, want %d", i, k.Raw, got, ok, err, pos[i])
 			}

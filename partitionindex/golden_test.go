@@ -84,7 +84,8 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 	defer r.Close()
 	inView := want.AfterKeys - 1
 	for i, e := range c.entries[:want.AfterKeys] {
-		pos, ok, err := r.Get(c.part.Decorate(e.Key))
+		dk := c.part.Decorate(e.Key)
+		pos, ok, err := r.Get(&dk)
 		require.NoError(t, err)
 		if i < inView {
 			require.True(t, ok, "key %d in the view", i)
@@ -135,7 +136,8 @@ func TestGoldenRead(t *testing.T) {
 			require.NoError(t, err)
 			defer r.Close()
 			for i, e := range c.entries {
-				pos, ok, err := r.Get(c.part.Decorate(e.Key))
+				dk := c.part.Decorate(e.Key)
+				pos, ok, err := r.Get(&dk)
 				require.NoError(t, err)
 				require.True(t, ok, "key %d %x", i, e.Key)
 				require.Equal(t, e.Pos, pos, "key %d %x", i, e.Key)

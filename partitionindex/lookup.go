@@ -65,8 +65,10 @@ func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err er
 // Get returns the candidate position for key: the entry whose stored prefix
 // key reaches, if its hash byte matches the key's (Cassandra's
 // exactCandidate). ok is false when the index certainly lacks the key.
-func (r *Reader) Get(key partitioner.Key) (pos int64, ok bool, err error) {
-	return r.get(&key) // fastpath.go
+// Every lookup takes its key by pointer (8 bytes copied, not 80), reads it
+// only during the call and does not retain it; key must not be nil.
+func (r *Reader) Get(key *partitioner.Key) (pos int64, ok bool, err error) {
+	return r.get(key) // fastpath.go
 }
 
 // First returns the position of the smallest key.

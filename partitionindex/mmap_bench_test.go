@@ -57,16 +57,16 @@ func BenchmarkLookupMmap(b *testing.B) {
 			for range b.N {
 				switch op {
 				case "get-hit":
-					pos, ok, err := rd.Get(probes[j])
+					pos, ok, err := rd.Get(&probes[j])
 					if err != nil || !ok || pos != f.hitPos[j] {
 						wrong++
 					}
 				case "get-miss":
-					if _, _, err := rd.Get(probes[j]); err != nil {
+					if _, _, err := rd.Get(&probes[j]); err != nil {
 						wrong++
 					}
 				default:
-					if _, err := rd.CeilingCandidates(probes[j]); err != nil {
+					if _, err := rd.CeilingCandidates(&probes[j]); err != nil {
 						wrong++
 					}
 				}
@@ -117,7 +117,8 @@ func mmapFixture(b *testing.B) *mmapBench {
 	}
 	bld := partitionindex.NewBuilder(out, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, e := range entries {
-		if err := bld.AddEntry(partitioner.Murmur3.Decorate(e.Key), e.Pos); err != nil {
+		dk := partitioner.Murmur3.Decorate(e.Key)
+		if err := bld.AddEntry(&dk, e.Pos); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -157,7 +157,7 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 		var buf bytes.Buffer
 		b := NewBuilder(&buf, Options{Partitioner: p, Path: path, PageSize: pageSize})
 		for j, k := range keys {
-			require.NoError(t, b.AddEntry(k, positions[j]))
+			require.NoError(t, b.AddEntry(&k, positions[j]))
 		}
 		_, err := b.Complete()
 		require.NoError(t, err)
@@ -205,7 +205,7 @@ func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *
 	require.Equal(t, entries[len(entries)-1].key.Raw, ix.LastKey())
 
 	for _, e := range entries {
-		pos, ok, err := rd.Get(e.key)
+		pos, ok, err := rd.Get(&e.key)
 		require.NoError(t, err)
 		if !ok || pos != e.pos {
 			t.Fatalf("member %d: got (%d, %v), want %d", m.index(e.pos), pos, ok, e.pos)
@@ -239,7 +239,7 @@ func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *
 		m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { floor = &e; return false })
 		member := ceil != nil && partitioner.Compare(ceil.key, k) == 0
 
-		pos, ok, err := rd.Get(k)
+		pos, ok, err := rd.Get(&k)
 		require.NoError(t, err)
 		if member {
 			require.True(t, ok)
@@ -254,14 +254,14 @@ func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *
 			}
 		}
 
-		pos, ok, err = rd.Ceiling(k, m.keyAt)
+		pos, ok, err = rd.Ceiling(&k, m.keyAt)
 		require.NoError(t, err)
 		require.Equal(t, ceil != nil, ok, "ceiling of probe %d", pi)
 		if ceil != nil && ceil.pos != pos {
 			t.Fatalf("ceiling of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
 				pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(ceil.pos))
 		}
-		pos, ok, err = rd.Floor(k, m.keyAt)
+		pos, ok, err = rd.Floor(&k, m.keyAt)
 		require.NoError(t, err)
 		require.Equal(t, floor != nil, ok, "floor of probe %d", pi)
 		if floor != nil && floor.pos != pos {

@@ -95,7 +95,8 @@ func TestOpenColdReadsLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := entries[len(entries)/3]
-	if pos, ok, err := r.Get(partitioner.Murmur3.Decorate(probe.Key)); err != nil || !ok || pos != probe.Pos {
+	dk := partitioner.Murmur3.Decorate(probe.Key)
+	if pos, ok, err := r.Get(&dk); err != nil || !ok || pos != probe.Pos {
 		t.Fatalf("Get = %d, %v, %v; want %d", pos, ok, err, probe.Pos)
 	}
 	got := residentBytes(t, ix.data)

@@ -30,7 +30,8 @@ func TestPositionHelpers(t *testing.T) {
 	// builder refuses it rather than writing a position no reader can tell
 	// from a miss.
 	b := NewBuilder(new(bytes.Buffer), Options{Partitioner: partitioner.ByteOrdered})
-	err := b.AddEntry(partitioner.ByteOrdered.Decorate([]byte("k")), DataPosition(math.MaxInt64))
+	dk := partitioner.ByteOrdered.Decorate([]byte("k"))
+	err := b.AddEntry(&dk, DataPosition(math.MaxInt64))
 	require.ErrorIs(t, err, ErrPosition)
 }
 
@@ -45,7 +46,8 @@ func TestPositionHelpersThroughFile(t *testing.T) {
 		if i%2 == 1 {
 			pos = DataPosition(off)
 		}
-		require.NoError(t, b.AddEntry(partitioner.ByteOrdered.Decorate([]byte{byte('a' + i)}), pos))
+		dk := partitioner.ByteOrdered.Decorate([]byte{byte('a' + i)})
+		require.NoError(t, b.AddEntry(&dk, pos))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)

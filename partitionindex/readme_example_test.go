@@ -37,8 +37,8 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.Murmur3})
-	for i, key := range keys {
-		if err := b.AddEntry(key, partitionindex.DataPosition(int64(100*i))); err != nil {
+	for i := range keys {
+		if err := b.AddEntry(&keys[i], partitionindex.DataPosition(int64(100*i))); err != nil {
 			log.Fatal(err) // *partitionindex.KeyError: order, length, position
 		}
 	}
@@ -62,7 +62,8 @@ func ExampleOpen() {
 	}
 	defer r.Close()
 	for _, k := range []string{"cherry", "fig"} {
-		pos, ok, err := r.Get(partitioner.Murmur3.Decorate([]byte(k)))
+		key := partitioner.Murmur3.Decorate([]byte(k))
+		pos, ok, err := r.Get(&key) // keys by pointer: 8 bytes copied, not 80
 		if err != nil {
 			log.Fatal(err)
 		}

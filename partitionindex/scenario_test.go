@@ -48,7 +48,8 @@ func requireAllFound(t *testing.T, p partitioner.Partitioner, file []byte, raws 
 	ix, r := openIndexReader(t, file, p)
 	require.Equal(t, int64(len(raws)), ix.Count())
 	for i, raw := range raws {
-		pos, ok, err := r.Get(p.Decorate(raw))
+		dk := p.Decorate(raw)
+		pos, ok, err := r.Get(&dk)
 		require.NoError(t, err)
 		require.True(t, ok, "key %d", i)
 		require.Equal(t, int64(i), pos, "key %d", i)
@@ -85,7 +86,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(k, int64(i)))
+				require.NoError(t, b.AddEntry(&k, int64(i)))
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
@@ -94,7 +95,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			rd, err := ix.OpenReader()
 			require.NoError(t, err)
 			for i, k := range keys {
-				pos, ok, err := rd.Get(k)
+				pos, ok, err := rd.Get(&k)
 				require.NoError(t, err)
 				require.True(t, ok)
 				require.Equal(t, int64(i), pos)
@@ -128,12 +129,14 @@ func TestScenarioDeepRecursion(t *testing.T) {
 		rd, err := ix.OpenReader()
 		require.NoError(t, err)
 		for j := range i {
-			pos, ok, err := rd.Get(partitioner.ByteOrdered.Decorate(raws[j]))
+			dk := partitioner.ByteOrdered.Decorate(raws[j])
+			pos, ok, err := rd.Get(&dk)
 			require.NoError(t, err)
 			require.True(t, ok, "view after %d keys: key %d", i+1, j)
 			require.Equal(t, int64(j), pos)
 		}
-		_, ok, err := rd.Get(partitioner.ByteOrdered.Decorate(raws[i]))
+		dk := partitioner.ByteOrdered.Decorate(raws[i])
+		_, ok, err := rd.Get(&dk)
 		require.NoError(t, err)
 		require.False(t, ok, "the newest key is not in the view yet")
 		require.NoError(t, rd.Close())
@@ -171,7 +174,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(k, int64(i)))
+		require.NoError(t, b.AddEntry(&k, int64(i)))
 		if (i+1)%step != 0 || i+1 == len(keys) {
 			continue
 		}
@@ -188,7 +191,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 		}
 		require.Equal(t, i, n)
 		for j := 0; j < i; j += 97 {
-			pos, ok, err := rd.Get(keys[j])
+			pos, ok, err := rd.Get(&keys[j])
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, int64(j), pos)
@@ -199,7 +202,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	require.NoError(t, err)
 	_, rd := openIndexReader(t, buf.Bytes(), partitioner.Murmur3)
 	for i, k := range keys {
-		pos, ok, err := rd.Get(k)
+		pos, ok, err := rd.Get(&k)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, int64(i), pos)
@@ -229,7 +232,8 @@ func TestScenarioPositionSizes(t *testing.T) {
 	require.Len(t, sizes, 8, "every payload size occurs")
 	_, rd := openIndexReader(t, buf.Bytes(), partitioner.ByteOrdered)
 	for i, raw := range raws {
-		pos, ok, err := rd.Get(partitioner.ByteOrdered.Decorate(raw))
+		dk := partitioner.ByteOrdered.Decorate(raw)
+		pos, ok, err := rd.Get(&dk)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, positions[i], pos, "key %d", i)

@@ -139,7 +139,7 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 				for i := range s.keys {
 					for _, bad := range refusalCases(p, prev) {
 						count, pos := b.Count(), b.Position()
-						err := b.AddEntry(bad.key, bad.pos)
+						err := b.AddEntry(&bad.key, bad.pos)
 						checkKeyError(t, err, bad.want, int64(i), bad.key.Raw, prev, bad.pos)
 						require.Equal(t, count, b.Count(), bad.name)
 						require.Equal(t, pos, b.Position(), bad.name)
@@ -175,16 +175,16 @@ func TestValidateKeyErrorCopies(t *testing.T) {
 // Ceiling, Floor and their candidates) fails with want.
 func requireKeyLookupsFail(t *testing.T, rd *Reader, k partitioner.Key, want error) {
 	t.Helper()
-	_, _, err := rd.Get(k)
+	_, _, err := rd.Get(&k)
 	require.ErrorIs(t, err, want, "Get")
 	noKey := func(int64) ([]byte, error) { return nil, nil }
-	_, _, err = rd.Ceiling(k, noKey)
+	_, _, err = rd.Ceiling(&k, noKey)
 	require.ErrorIs(t, err, want, "Ceiling")
-	_, _, err = rd.Floor(k, noKey)
+	_, _, err = rd.Floor(&k, noKey)
 	require.ErrorIs(t, err, want, "Floor")
-	_, err = rd.CeilingCandidates(k)
+	_, err = rd.CeilingCandidates(&k)
 	require.ErrorIs(t, err, want, "CeilingCandidates")
-	_, err = rd.FloorCandidates(k)
+	_, err = rd.FloorCandidates(&k)
 	require.ErrorIs(t, err, want, "FloorCandidates")
 }
 
@@ -387,25 +387,25 @@ func exerciseReader(rd *Reader, p partitioner.Partitioner, keys [][]byte, limit 
 	for i, raw := range keys {
 		k := p.Decorate(raw)
 		decorated[i] = k
-		_, _, err := rd.Get(k)
+		_, _, err := rd.Get(&k)
 		if err := check("Get", err); err != nil {
 			return err
 		}
-		_, err = rd.CeilingCandidates(k)
+		_, err = rd.CeilingCandidates(&k)
 		if err := check("CeilingCandidates", err); err != nil {
 			return err
 		}
-		_, err = rd.FloorCandidates(k)
+		_, err = rd.FloorCandidates(&k)
 		if err := check("FloorCandidates", err); err != nil {
 			return err
 		}
 		// A KeyAt over damaged bytes: any key, here the probe itself.
 		keyAt := func(int64) ([]byte, error) { return raw, nil }
-		_, _, err = rd.Ceiling(k, keyAt)
+		_, _, err = rd.Ceiling(&k, keyAt)
 		if err := check("Ceiling", err); err != nil {
 			return err
 		}
-		_, _, err = rd.Floor(k, keyAt)
+		_, _, err = rd.Floor(&k, keyAt)
 		if err := check("Floor", err); err != nil {
 			return err
 		}

@@ -89,8 +89,8 @@ func (ix *Index) VerifyEntries(keys []partitioner.Key, positions []int64, report
 		return err
 	}
 	defer rd.Close()
-	for i, k := range keys {
-		pos, ok, err := rd.Get(k)
+	for i := range keys {
+		pos, ok, err := rd.Get(&keys[i])
 		if err != nil {
 			return &VerifyError{Entry: i, Err: err}
 		}

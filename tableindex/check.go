@@ -36,7 +36,8 @@ func CheckRows(ix *partitionindex.Index, rows []byte, opts rowindex.CheckOptions
 	p := ix.Partitioner()
 	visit := opts.Visit
 	opts.Visit = func(e rowindex.Entry, blocks []rowindex.IndexInfo) (string, string) {
-		pos, ok, err := r.Get(p.Decorate(e.Key))
+		key := p.Decorate(e.Key)
+		pos, ok, err := r.Get(&key)
 		switch {
 		case err != nil:
 			// A corrupt partition index: its own check says more.

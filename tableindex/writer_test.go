@@ -63,7 +63,8 @@ func TestGoldenBothIndexes(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, l := range lines {
-					pos, ok, err := r.Get(partitioner.ByteOrdered.Decorate(l.Key))
+					dk := partitioner.ByteOrdered.Decorate(l.Key)
+					pos, ok, err := r.Get(&dk)
 					if err != nil || !ok || pos != l.Value {
 						t.Errorf("%s: Partitions.db gives %x -> %d ok=%v err=%v, want %d", path, l.Key, pos, ok, err, l.Value)
 					}

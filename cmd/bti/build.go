@@ -182,8 +182,8 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
-	for i, k := range ks.keys {
-		if err := b.AddEntry(k, ks.pos[i]); err != nil {
+	for i := range ks.keys {
+		if err := b.AddEntry(&ks.keys[i], ks.pos[i]); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", ks.name, lineOf(i), err)
 		}
 		for next < len(requests) && requests[next] == i+1 {
@@ -280,7 +280,7 @@ func checkPartial(ks *keySet, file []byte, r partialRequest) error {
 	case first != "":
 		return &checkFailed{fmt.Sprintf("view after key %d: %s", r.after, first)}
 	}
-	if pos, ok, err := rd.Get(ks.keys[want]); err != nil {
+	if pos, ok, err := rd.Get(&ks.keys[want]); err != nil {
 		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[want].Raw), lineOf(want), err)}
 	} else if ok && pos == ks.pos[want] {
 		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d) is found at %d but has not reached the trie", r.after, shortHex(ks.keys[want].Raw), lineOf(want), pos)}

@@ -64,7 +64,7 @@ func streamBuild(path string, o *output, opts partitionindex.Options, prog *prog
 				return 0, err
 			}
 		}
-		if err := b.AddEntry(k, kr.Pos()); err != nil {
+		if err := b.AddEntry(&k, kr.Pos()); err != nil {
 			return 0, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
 		prevRaw = append(prevRaw[:0], raw...)

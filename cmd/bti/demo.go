@@ -129,7 +129,7 @@ func timeLookups(ix *partitionindex.Index, ks *keySet) (float64, error) {
 	order := rand.New(rand.NewPCG(3, 5)).Perm(len(ks.keys))
 	start := time.Now()
 	for _, i := range order {
-		if _, _, err := rd.Get(ks.keys[i]); err != nil {
+		if _, _, err := rd.Get(&ks.keys[i]); err != nil {
 			return 0, err
 		}
 	}

@@ -80,12 +80,13 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 	missing := 0
 	for i, raw := range raws {
 		key := strings.ToLower(keys[i])
+		decorated := p.Decorate(raw)
 		if *op != "exact" {
 			var c partitionindex.Candidates
 			if *op == "ceiling" {
-				c, err = rd.CeilingCandidates(p.Decorate(raw))
+				c, err = rd.CeilingCandidates(&decorated)
 			} else {
-				c, err = rd.FloorCandidates(p.Decorate(raw))
+				c, err = rd.FloorCandidates(&decorated)
 			}
 			if err != nil {
 				_ = w.Flush()
@@ -97,7 +98,7 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 			}
 			continue
 		}
-		pos, ok, err := rd.Get(p.Decorate(raw))
+		pos, ok, err := rd.Get(&decorated)
 		if err != nil {
 			_ = w.Flush()
 			return fmt.Errorf("%s: looking up %s: %w", *index, shortHex(raw), err)

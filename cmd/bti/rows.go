@@ -294,7 +294,8 @@ func findRowEntry(rows []byte, partsPath, partName, keyHex string) (int64, error
 		return -1, err
 	}
 	defer rd.Close()
-	pos, ok, err := rd.Get(p.Decorate(key))
+	decorated := p.Decorate(key)
+	pos, ok, err := rd.Get(&decorated)
 	if err != nil {
 		return -1, fmt.Errorf("%s: %w", partsPath, err)
 	}

@@ -73,7 +73,8 @@ func write(path string, parts []partition) error {
 	}
 	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, p := range parts {
-		if err := b.AddEntry(partitioner.Murmur3.Decorate(p.key), p.position); err != nil {
+		key := partitioner.Murmur3.Decorate(p.key)
+		if err := b.AddEntry(&key, p.position); err != nil {
 			f.Close()
 			return err
 		}
@@ -103,7 +104,8 @@ func check(path string, parts []partition) error {
 	// Every key finds its partition. A hit is a candidate: a real engine
 	// now reads the key at that Data.db position and compares it.
 	for i, p := range parts {
-		pos, ok, err := r.Get(partitioner.Murmur3.Decorate(p.key))
+		key := partitioner.Murmur3.Decorate(p.key)
+		pos, ok, err := r.Get(&key)
 		if err != nil {
 			return err
 		}
@@ -145,7 +147,7 @@ func check(path string, parts []partition) error {
 	want := slices.IndexFunc(parts, func(p partition) bool {
 		return partitioner.Compare(partitioner.Murmur3.Decorate(p.key), absent) > 0
 	})
-	pos, ok, err := r.Ceiling(absent, keyAt)
+	pos, ok, err := r.Ceiling(&absent, keyAt)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
 			next := 0
 			op := func(n int) {
 				for range n {
-					if err := b.AddEntry(ks.Keys[next], ks.Pos[next]); err != nil {
+					if err := b.AddEntry(&ks.Keys[next], ks.Pos[next]); err != nil {
 						panic(err) // the keys were checked when loaded: a bug
 					}
 					if next++; next == len(ks.Keys) {
@@ -100,8 +100,8 @@ func BuildCold(set *Set) jmhstyle.Benchmark {
 			op := func(int) {
 				before, peakOK := resetPeakRSS()
 				b := partitionindex.NewBuilder(sink, opts)
-				for i, k := range ks.Keys {
-					if err := b.AddEntry(k, ks.Pos[i]); err != nil {
+				for i := range ks.Keys {
+					if err := b.AddEntry(&ks.Keys[i], ks.Pos[i]); err != nil {
 						panic(err)
 					}
 				}
@@ -149,7 +149,7 @@ func NewBuilder(set *Set) jmhstyle.Benchmark {
 				for range n {
 					sink.Reset()
 					b := partitionindex.NewBuilder(sink, opts)
-					if err := b.AddEntry(ks.Keys[0], ks.Pos[0]); err != nil {
+					if err := b.AddEntry(&ks.Keys[0], ks.Pos[0]); err != nil {
 						panic(err)
 					}
 					if _, err := b.Complete(); err != nil {

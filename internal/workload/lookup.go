@@ -50,7 +50,7 @@ func newLookupData(s *Set) (*lookupData, error) {
 	sink := newSink(ks)
 	b := partitionindex.NewBuilder(sink, partitionindex.Options{Partitioner: p})
 	for i, k := range ks.Keys {
-		if err := b.AddEntry(k, ks.Pos[i]); err != nil {
+		if err := b.AddEntry(&k, ks.Pos[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -173,7 +173,7 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 		return func(n int) {
 			wrong := 0
 			for range n {
-				pos, ok, err := rd.Get(probes[j])
+				pos, ok, err := rd.Get(&probes[j])
 				if err != nil || !ok || pos != want[j] {
 					wrong++
 				}
@@ -191,7 +191,7 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 		j := start % len(probes)
 		return func(n int) {
 			for range n {
-				_, _, _ = rd.Get(probes[j])
+				_, _, _ = rd.Get(&probes[j])
 				if j++; j == len(probes) {
 					j = 0
 				}
@@ -203,7 +203,7 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 		j := start % len(probes)
 		return func(n int) {
 			for range n {
-				_, _ = rd.CeilingCandidates(probes[j]) // the walk only: no KeyAt
+				_, _ = rd.CeilingCandidates(&probes[j]) // the walk only: no KeyAt
 				if j++; j == len(probes) {
 					j = 0
 				}
