@@ -267,7 +267,7 @@ func checkPartial(ks *keySet, file []byte, r partialRequest) error {
 		if m.Kind == partitionindex.MismatchGet {
 			first = fmt.Sprintf("key %s (line %d): %s, want position %d", shortHex(ks.keys[m.Entry].Raw), lineOf(m.Entry), describeHit(m.Got, m.Found), m.Want)
 		} else {
-			first = describeMismatch(m, ks)
+			first = describeMismatch(m, ks.name, nil)
 		}
 		return false
 	})

@@ -122,3 +122,42 @@ func TestTemporaryOutputName(t *testing.T) {
 	require.NoError(t, o.commit())
 	assert.Equal(t, []string{"Partitions.db"}, listDir(t, dir))
 }
+
+// streamedVerifyAlloc is what one streamed verification of n keys
+// allocates, the index built beforehand.
+func streamedVerifyAlloc(t *testing.T, dir string, n int) uint64 {
+	t.Helper()
+	keys := filepath.Join(dir, fmt.Sprintf("vkeys-%d.tsv", n))
+	writeKeysTSV(t, keys, n, 11)
+	db := filepath.Join(dir, fmt.Sprintf("v-%d.db", n))
+	requireCode(t, 0, bti("build", "--in", keys, "--out", db))
+	ix, err := partitionindex.Open(db, partitionindex.OpenOptions{})
+	require.NoError(t, err)
+	defer ix.Close()
+	pp := &problemPrinter{w: io.Discard}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	count, err := verifyStream(ix, keys, newProgress(nil), pp.report)
+	runtime.ReadMemStats(&m1)
+	require.NoError(t, err)
+	require.EqualValues(t, n, count)
+	require.Zero(t, pp.problems)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// bti verify streams keys.tsv through an EntryVerifier: ten times the
+// keys allocate about the same (holding them would cost over 100 bytes a
+// key, 18 MB more here).
+func TestStreamedVerifyMemoryFlat(t *testing.T) {
+	if testing.Short() || testing.CoverMode() != "" {
+		t.Skip("verifies 200,000 keys; skipped under -short and -cover")
+	}
+	dir := t.TempDir()
+	small := streamedVerifyAlloc(t, dir, 20_000)
+	large := streamedVerifyAlloc(t, dir, 200_000)
+	t.Logf("allocated: %d bytes for 20,000 keys, %d for 200,000", small, large)
+	if large > small+1<<20 {
+		t.Errorf("200,000 keys allocate %d bytes, 20,000 keys %d: the streamed verification grows with its input", large, small)
+	}
+}

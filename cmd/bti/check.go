@@ -306,7 +306,6 @@ func verifyDeep(index, in, part string, cf checkFlags, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	p := ix.Partitioner()
 	defer func() { _ = ix.Close() }() // ix may be reopened below
 	rep, err := partitionindex.Check(ix, opts)
 	if err != nil {
@@ -317,28 +316,25 @@ func verifyDeep(index, in, part string, cf checkFlags, stdout, stderr io.Writer)
 	}
 	problems := rep.ProblemCount
 	if in != "" {
-		if rep.Partitioner != p {
+		if rep.Partitioner != ix.Partitioner() {
 			// Detected: reopen under it, lookups decorate keys with it.
 			_ = ix.Close()
 			if ix, err = partitionindex.Open(index, partitionindex.OpenOptions{Partitioner: rep.Partitioner, SkipPartitionerCheck: true}); err != nil {
 				return err
 			}
-			p = rep.Partitioner
 		}
-		ks, err := loadKeys(in, p, newProgress(stderr))
+		pp := &problemPrinter{w: stderr, prefix: "bti verify: "}
+		keys, err := verifyStream(ix, in, newProgress(stderr), pp.report)
+		n := pp.problems
 		if err != nil {
-			return err
-		}
-		n, err := verifyIndex(ix, ks, stderr)
-		if err != nil {
-			if problems == 0 {
+			if problems == 0 && n == 0 {
 				return fmt.Errorf("%s: %w", index, err)
 			}
 			fmt.Fprintf(stderr, "bti verify: %s: %v\n", index, err)
 			n++
 		}
 		if n == 0 {
-			fmt.Fprintf(stdout, "ok: %s matches %s: %d keys found at their positions, footer and scan order agree\n", index, in, len(ks.keys))
+			fmt.Fprintf(stdout, "ok: %s matches %s: %d keys found at their positions, footer and scan order agree\n", index, in, keys)
 		}
 		problems += int64(n)
 	}

@@ -107,7 +107,11 @@ func TestBadKeysFile(t *testing.T) {
 			assert.Contains(t, r.stderr, "bti: "+keys+" "+tc.msg)
 			assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir), "no output or temporary file left behind")
 
-			// verify reads keys.tsv the same way.
+			// verify reads keys.tsv the same way, streaming it against an
+			// index (of a good first line).
+			good := filepath.Join(dir, "good.tsv")
+			writeFile(t, good, "0f\t1\n")
+			requireCode(t, 0, bti("build", "--in", good, "--out", out, "--partitioner", tc.part))
 			r = bti("verify", "--in", keys, "--index", out, "--partitioner", tc.part)
 			requireCode(t, 2, r)
 			assert.Contains(t, r.stderr, tc.msg)
@@ -248,10 +252,11 @@ func TestVerifyMismatch(t *testing.T) {
 	assert.Contains(t, r.stderr, "footer last key is")
 	assert.Contains(t, r.stderr, "scan yields more than the 999 expected positions")
 
-	// Wrong partitioner: keys do not sort.
+	// Wrong partitioner: the footer refuses it, and the one that fits is
+	// named.
 	r = bti("verify", "--index", c.db, "--in", c.keys, "--partitioner", "byteordered")
 	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "does not sort after previous key")
+	assert.Contains(t, r.stderr, "fits the murmur3 partitioner, not byteordered: try --partitioner auto")
 }
 
 // TestPartialCheckFails makes an early-open view disagree with the keys:

@@ -18,46 +18,34 @@ type keySet struct {
 	raw  int64 // total raw key bytes
 }
 
-// loadKeys reads a keys.tsv (or .bz2) file, decorates every key with p and
-// checks what the builder would refuse, naming the line: malformed lines,
-// keys out of order or repeated, keys too long, unstorable positions.
+// loadKeys reads a keys.tsv (or .bz2) file into memory, decorating every
+// key with p and checking what the builder would refuse, naming the line
+// (keyStream's checks). It holds every key, about 120 bytes each: only the
+// commands that need the whole set at once use it.
 func loadKeys(path string, p partitioner.Partitioner, prog *progress) (*keySet, error) {
-	r, err := keystsv.Open(path)
+	s, err := openKeyStream(path, p, "reading", prog)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer s.Close()
 	ks := &keySet{name: path}
-	kr := keystsv.NewReader(r)
 	var arena []byte
-	for kr.Next() {
-		line, raw := kr.Line(), kr.Key()
-		if err := checkLine(path, line, raw, kr.Pos()); err != nil {
-			return nil, err
-		}
+	for s.Next() {
+		k := *s.Key()
 		// Keep the raw bytes in large shared chunks: a million keys must not
 		// cost a million allocations.
-		if cap(arena)-len(arena) < len(raw) {
-			arena = make([]byte, 0, max(1<<20, len(raw)))
+		if cap(arena)-len(arena) < len(k.Raw) {
+			arena = make([]byte, 0, max(1<<20, len(k.Raw)))
 		}
 		start := len(arena)
-		arena = append(arena, raw...)
-		k := p.Decorate(arena[start:len(arena):len(arena)])
-		if n := len(ks.keys); n > 0 {
-			if err := checkOrder(path, line, ks.keys[n-1], k); err != nil {
-				return nil, err
-			}
-		}
+		arena = append(arena, k.Raw...)
+		k.Raw = arena[start:len(arena):len(arena)]
 		ks.keys = append(ks.keys, k)
-		ks.pos = append(ks.pos, kr.Pos())
-		ks.raw += int64(len(raw))
-		if line&0xFFFF == 0 {
-			prog.update("reading %s: %d keys", path, line)
-		}
+		ks.pos = append(ks.pos, s.Pos())
+		ks.raw += int64(len(k.Raw))
 	}
-	prog.done()
-	if err := kr.Err(); err != nil {
-		return nil, readError(path, err)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return ks, nil
 }

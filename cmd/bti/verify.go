@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -21,6 +19,13 @@ index, see "bti get -h") also orders keys.tsv.
 
 --deep first audits the file on its own as "bti check" does (then --in is
 optional), then compares the keys if given.
+
+Memory: keys.tsv streams, one line at a time, through two index readers (one
+for the lookups, one for the forward scan beside them); verify holds the
+current and previous key and the readers' buffers, not the key set, so a
+keys.tsv of any length verifies in bounded memory. The index is mapped, and
+only the pages the lookups and the scan touch are read. A status line on a
+terminal shows the keys verified; SIGINT stops it, naming the line.
 `
 
 // maxReported bounds the mismatches printed one by one.
@@ -49,75 +54,64 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := checkPartitionerFlag(*part); err != nil {
 		return err
 	}
+	// The index is opened first: the keys are checked against it as they
+	// stream. A partitioner given by hand that the footer refuses is
+	// answered with the one that fits.
 	var ix *partitionindex.Index
-	var p partitioner.Partitioner
+	note := "given"
 	if *part == partitionerAuto {
-		// The index says which partitioner orders keys.tsv.
-		var note string
-		if ix, note, err = openIndex(*index, *part); err != nil {
-			return err
-		}
-		defer ix.Close()
-		if p = ix.Partitioner(); note != "detected" {
-			fmt.Fprintf(stderr, "bti verify: partitioner %v (%s)\n", p, note)
-		}
-	} else if p, err = parsePartitioner(*part); err != nil {
-		return err
+		ix, note, err = openIndex(*index, *part)
+	} else {
+		p, _ := parsePartitioner(*part)
+		ix, err = partitionindex.Open(*index, partitionindex.OpenOptions{Partitioner: p})
 	}
-	ks, err := loadKeys(*in, p, newProgress(stderr))
 	if err != nil {
-		if ix == nil {
-			err = hintOrder(err, *index, p)
-		}
-		return err
+		return hintPartitioner(err, *index, *part)
 	}
-	if ix == nil {
-		if ix, _, err = openIndex(*index, *part); err != nil {
-			return err
-		}
-		defer ix.Close()
+	defer ix.Close()
+	if *part == partitionerAuto && note != "detected" {
+		fmt.Fprintf(stderr, "bti verify: partitioner %v (%s)\n", ix.Partitioner(), note)
 	}
-	problems, err := verifyIndex(ix, ks, stderr)
+	pp := &problemPrinter{w: stderr, prefix: "bti verify: "}
+	n, err := verifyStream(ix, *in, newProgress(stderr), pp.report)
 	if err != nil {
-		return fmt.Errorf("%s: %w", *index, err)
+		return hintPartitioner(fmt.Errorf("%s: %w", *index, err), *index, *part)
 	}
-	if problems > 0 {
-		return &checkFailed{fmt.Sprintf("FAILED: %s does not match %s: %d problems", *index, *in, problems)}
+	if pp.problems > 0 {
+		return &checkFailed{fmt.Sprintf("FAILED: %s does not match %s: %d problems", *index, *in, pp.problems)}
 	}
-	fmt.Fprintf(stdout, "ok: %s matches %s: %d keys found at their positions, footer and scan order agree\n", *index, *in, len(ks.keys))
+	fmt.Fprintf(stdout, "ok: %s matches %s: %d keys found at their positions, footer and scan order agree\n", *index, *in, n)
 	return nil
 }
 
-// verifyIndex checks ix against ks, reporting each problem to w. It
-// returns the number of problems; an error means the index could not be
-// read (corrupt bytes).
+// verifyIndex checks ix against the held ks, reporting each problem to w
+// (the demo). It returns the number of problems; an error means the index
+// could not be read (corrupt bytes).
 func verifyIndex(ix *partitionindex.Index, ks *keySet, w io.Writer) (int, error) {
-	problems := 0
-	report := func(format string, a ...any) {
-		problems++
-		if problems <= maxReported {
-			fmt.Fprintf(w, "bti verify: "+format+"\n", a...)
-		} else if problems == maxReported+1 {
-			fmt.Fprintf(w, "bti verify: (further problems counted, not shown)\n")
-		}
-	}
-	err := verifyKeys(ix, ks, len(ks.keys), func(msg string) bool {
-		report("%s", msg)
-		return true
-	})
-	return problems, err
+	pp := &problemPrinter{w: w, prefix: "bti verify: "}
+	err := verifyHeld(ix, ks, len(ks.keys), pp.report)
+	return pp.problems, err
 }
 
-// hintOrder adds to an error reading keys.tsv under a given partitioner
-// which partitioner the index fits, if another: keys that do not sort are
-// often keys of another partitioner.
-func hintOrder(err error, index string, given partitioner.Partitioner) error {
-	data, rerr := os.ReadFile(index)
-	if rerr != nil {
+// hintPartitioner adds to an error under a partitioner given by hand
+// which partitioner the index fits, if another: an index refused under the
+// given one, or keys that do not sort, are often of another partitioner.
+// The index is mapped, not read: only its footer and first entries are.
+func hintPartitioner(err error, index, given string) error {
+	if given == partitionerAuto {
 		return err
 	}
-	if p, derr := partitionindex.DetectPartitioner(data); derr == nil && p != given {
-		return fmt.Errorf("%w (%s fits the %v partitioner, not %v: try --partitioner auto)", err, index, p, given)
+	p, perr := parsePartitioner(given)
+	if perr != nil {
+		return err
+	}
+	ix, derr := partitionindex.Open(index, partitionindex.OpenOptions{DetectPartitioner: true})
+	if derr != nil {
+		return err
+	}
+	defer ix.Close()
+	if fit := ix.Partitioner(); fit != p {
+		return fmt.Errorf("%w (%s fits the %v partitioner, not %v: try --partitioner auto)", err, index, fit, p)
 	}
 	return err
 }

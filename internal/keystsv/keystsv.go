@@ -72,7 +72,7 @@ func (r *Reader) Next() bool {
 		r.err = &LineError{Line: r.line, Reason: "no tab between key and position"}
 		return false
 	}
-	hexKey, posText := text[:tab], strings.TrimSuffix(string(text[tab+1:]), "\r")
+	hexKey, posText := text[:tab], bytes.TrimSuffix(text[tab+1:], []byte("\r"))
 	if len(hexKey)%2 != 0 {
 		r.err = &LineError{Line: r.line, Reason: fmt.Sprintf("key has an odd number (%d) of hex digits", len(hexKey))}
 		return false
@@ -83,13 +83,44 @@ func (r *Reader) Next() bool {
 		r.err = &LineError{Line: r.line, Reason: fmt.Sprintf("key is not hex: %v", err)}
 		return false
 	}
-	pos, err := strconv.ParseInt(posText, 10, 64)
-	if err != nil {
-		r.err = &LineError{Line: r.line, Reason: fmt.Sprintf("position %q is not a signed 64-bit integer", posText)}
-		return false
+	pos, ok := parseInt64(posText)
+	if !ok {
+		// strconv decides, and its verdict names the text; only this path
+		// converts the bytes to a string (an allocation per line otherwise).
+		p, err := strconv.ParseInt(string(posText), 10, 64)
+		if err != nil {
+			r.err = &LineError{Line: r.line, Reason: fmt.Sprintf("position %q is not a signed 64-bit integer", posText)}
+			return false
+		}
+		pos = p
 	}
 	r.pos = pos
 	return true
+}
+
+// parseInt64 parses the decimal text strconv.ParseInt(s, 10, 64) accepts
+// in its common form (an optional sign, then digits) without converting
+// it to a string. ok is false for anything else, including overflow, and
+// the caller then asks strconv.
+func parseInt64(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 { // 18 digits cannot overflow
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // Key returns the current raw key; it is valid until the next call to Next.

@@ -3,6 +3,8 @@ package keystsv
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,4 +54,40 @@ func TestCRLFAndLineNumbers(t *testing.T) {
 	require.Equal(t, []byte{2}, r.Key())
 	require.False(t, r.Next())
 	require.NoError(t, r.Err())
+}
+
+// parseInt64 agrees with strconv.ParseInt(s, 10, 64) wherever it answers,
+// and leaves to strconv everything it does not (ok false).
+func TestParseInt64MatchesStrconv(t *testing.T) {
+	cases := []string{"", "0", "-0", "+0", "7", "-7", "+7", "00012", "-", "+", "1-2", " 1", "1 ", "0x10", "1_000",
+		"999999999999999999", "-999999999999999999", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		cases = append(cases, strconv.FormatInt(int64(rng.Uint64()>>rng.IntN(64)), 10), strconv.FormatInt(-int64(rng.Uint64()>>rng.IntN(64)), 10))
+	}
+	for _, s := range cases {
+		got, ok := parseInt64([]byte(s))
+		want, err := strconv.ParseInt(s, 10, 64)
+		if ok && (err != nil || got != want) {
+			t.Errorf("parseInt64(%q) = %d, strconv says %d, %v", s, got, want, err)
+		}
+	}
+}
+
+// Reading a line allocates nothing once the key buffer has grown, so a
+// streamed keys.tsv of any length costs the reader's buffers alone.
+func TestReaderAllocatesNothingPerLine(t *testing.T) {
+	var text []byte
+	for i := range 2000 {
+		text = AppendLine(text, []byte{byte(i), byte(i >> 8), 0xab}, int64(i)*-977)
+	}
+	r := NewReader(bytes.NewReader(text))
+	require.True(t, r.Next())
+	allocs := testing.AllocsPerRun(1000, func() {
+		if !r.Next() {
+			t.Fatal(r.Err())
+		}
+	})
+	require.Zero(t, allocs)
 }
