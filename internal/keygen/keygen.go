@@ -126,6 +126,19 @@ func (c Config) lenRange() (lo, hi int) {
 }
 
 func (c Config) validate() error {
+	if err := c.validateShape(); err != nil {
+		return err
+	}
+	if need := c.MemoryEstimate(); need > MaxMemory {
+		return fmt.Errorf("%w: %d %v keys need about %.1f GiB (%d bytes per key), the limit is %d GiB (keygen.MaxMemory): the whole set is sorted in memory",
+			ErrTooLarge, c.Count, c.Kind, float64(need)/(1<<30), need/int64(c.Count), MaxMemory>>30)
+	}
+	return nil
+}
+
+// validateShape checks everything validate does but the memory limit,
+// which only the in-memory Keys has.
+func (c Config) validateShape() error {
 	switch {
 	case c.Count < 0:
 		return fmt.Errorf("keygen: negative count %d", c.Count)
@@ -149,10 +162,6 @@ func (c Config) validate() error {
 	}
 	if capacity := c.Capacity(); uint64(c.Count) > capacity {
 		return fmt.Errorf("%w: %d requested, but %s offers only %d distinct keys", ErrTooFew, c.Count, c.describe(), capacity)
-	}
-	if need := c.MemoryEstimate(); need > MaxMemory {
-		return fmt.Errorf("%w: %d %v keys need about %.1f GiB (%d bytes per key), the limit is %d GiB (keygen.MaxMemory): the whole set is sorted in memory",
-			ErrTooLarge, c.Count, c.Kind, float64(need)/(1<<30), need/int64(c.Count), MaxMemory>>30)
 	}
 	return nil
 }
@@ -261,10 +270,7 @@ func (c Config) Keys() ([]partitioner.Key, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(c.Seed, keyStream))
-	g := gen{cfg: c, rng: rng}
-	g.prefix = g.blob(nil, c.PrefixBytes)
-
+	g := c.newGen()
 	keys := make([]partitioner.Key, 0, c.Count)
 	budget := 50*c.Count + 1000
 	var batch []partitioner.Key
@@ -282,7 +288,7 @@ func (c Config) Keys() ([]partitioner.Key, error) {
 		}
 		for range need {
 			if budget == 0 {
-				return nil, fmt.Errorf("%w: %d %v keys of %d+%d..%d bytes (got %d)", ErrTooFew, c.Count, c.Kind, c.PrefixBytes, c.KeyLenMin, c.KeyLenMax, len(keys))
+				return nil, c.outOfDraws(len(keys))
 			}
 			budget--
 			raw := g.key()
@@ -296,6 +302,12 @@ func (c Config) Keys() ([]partitioner.Key, error) {
 	}
 	pack(keys)
 	return keys, nil
+}
+
+// outOfDraws is the error of a set whose draw budget ran out with got
+// distinct keys.
+func (c Config) outOfDraws(got int) error {
+	return fmt.Errorf("%w: %d %v keys of %d+%d..%d bytes (got %d)", ErrTooFew, c.Count, c.Kind, c.PrefixBytes, c.KeyLenMin, c.KeyLenMax, got)
 }
 
 // pack copies the keys' bytes back to back, in key order, into one array.
@@ -354,6 +366,14 @@ type gen struct {
 
 const chunkSize = 1 << 20
 
+// newGen returns the generator of c's key stream, its shared prefix drawn.
+// Keys and Stream both start here, so they see the same draws.
+func (c Config) newGen() *gen {
+	g := &gen{cfg: c, rng: rand.New(rand.NewPCG(c.Seed, keyStream))}
+	g.prefix = g.blob(nil, c.PrefixBytes)
+	return g
+}
+
 // alloc returns n bytes from the arena, zeroed.
 func (g *gen) alloc(n int) []byte {
 	if cap(g.arena)-len(g.arena) < n {
@@ -365,13 +385,34 @@ func (g *gen) alloc(n int) []byte {
 }
 
 func (g *gen) key() []byte {
+	k := g.alloc(len(g.prefix) + g.keyLen())
+	g.fill(k)
+	return k
+}
+
+// appendKey is key drawing into dst's memory instead of the arena: the
+// same random draws, so the same key.
+func (g *gen) appendKey(dst []byte) []byte {
+	n := len(g.prefix) + g.keyLen()
+	k := slices.Grow(dst[:0], n)[:n]
+	g.fill(k)
+	return k
+}
+
+// keyLen draws the length of the next key after the prefix (Text and Blob
+// draw it first, before the bytes).
+func (g *gen) keyLen() int {
 	c := g.cfg
-	n := c.fixedLen()
 	if c.Kind == Text || c.Kind == Blob {
 		lo, hi := c.lenRange()
-		n = lo + g.rng.IntN(hi-lo+1)
+		return lo + g.rng.IntN(hi-lo+1)
 	}
-	k := g.alloc(len(g.prefix) + n)
+	return c.fixedLen()
+}
+
+// fill draws k's bytes after the prefix and copies the prefix in front.
+func (g *gen) fill(k []byte) {
+	c := g.cfg
 	copy(k, g.prefix)
 	s := k[len(g.prefix):]
 	switch c.Kind {
@@ -392,9 +433,8 @@ func (g *gen) key() []byte {
 			s[i] = textAlphabet[g.rng.IntN(len(textAlphabet))]
 		}
 	case Blob:
-		g.blob(s[:0], n)
+		g.blob(s[:0], len(s))
 	}
-	return k
 }
 
 const textAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/ "
@@ -436,36 +476,61 @@ func (c Config) Positions(n int) []int64 { return positions(n, c.Seed, !c.Positi
 func IncreasingPositions(n int, seed uint64) []int64 { return positions(n, seed, false) }
 
 func positions(n int, seed uint64, outliers bool) []int64 {
-	rng := rand.New(rand.NewPCG(seed, positionStream))
+	ps := newPositionStream(n, seed, outliers)
 	out := make([]int64, n)
-	var last [2]int64 // by stream: 0 data, 1 row index
-	last[0], last[1] = -1, -1
 	for i := range out {
-		stream := 0
-		if rng.Float64() < 0.35 {
-			stream = 1
-		}
-		frac := 0.5
-		if n > 1 {
-			frac = float64(i) / float64(n-1)
-		}
-		var mag int64
-		if rng.Float64() < 0.03 && outliers {
-			bits := rng.IntN(63) // 0..62
-			if bits > 0 {
-				mag = int64(rng.Uint64()&(1<<bits-1)) | 1<<(bits-1)
-			}
-		} else {
-			target := int64(math.Exp2(40*frac) * (1 + 0.5*rng.Float64()))
-			mag = max(last[stream]+1+rng.Int64N(65), target)
-			mag = min(mag, 1<<62)
-			last[stream] = mag
-		}
-		if stream == 1 {
-			out[i] = mag
-		} else {
-			out[i] = ^mag
-		}
+		out[i] = ps.Next()
 	}
 	return out
+}
+
+// PositionStream yields the positions of Positions (or IncreasingPositions)
+// one at a time, in O(1) memory: position i depends only on the stream's
+// draws before it and on i/(n-1), so a set too large for an n-sized slice
+// gets the same values.
+type PositionStream struct {
+	rng      *rand.Rand
+	n, i     int
+	last     [2]int64 // by stream: 0 data, 1 row index
+	outliers bool
+}
+
+// PositionStream returns the stream of c.Positions(n).
+func (c Config) PositionStream(n int) *PositionStream {
+	return newPositionStream(n, c.Seed, !c.PositionsIncreasing)
+}
+
+func newPositionStream(n int, seed uint64, outliers bool) *PositionStream {
+	return &PositionStream{rng: rand.New(rand.NewPCG(seed, positionStream)), n: n, last: [2]int64{-1, -1}, outliers: outliers}
+}
+
+// Next returns the next position. Calls past the n-th continue the model
+// beyond the end of the set (magnitudes above 2^40).
+func (p *PositionStream) Next() int64 {
+	rng, n, i := p.rng, p.n, p.i
+	p.i++
+	stream := 0
+	if rng.Float64() < 0.35 {
+		stream = 1
+	}
+	frac := 0.5
+	if n > 1 {
+		frac = float64(i) / float64(n-1)
+	}
+	var mag int64
+	if rng.Float64() < 0.03 && p.outliers {
+		bits := rng.IntN(63) // 0..62
+		if bits > 0 {
+			mag = int64(rng.Uint64()&(1<<bits-1)) | 1<<(bits-1)
+		}
+	} else {
+		target := int64(math.Exp2(40*frac) * (1 + 0.5*rng.Float64()))
+		mag = max(p.last[stream]+1+rng.Int64N(65), target)
+		mag = min(mag, 1<<62)
+		p.last[stream] = mag
+	}
+	if stream == 1 {
+		return mag
+	}
+	return ^mag
 }

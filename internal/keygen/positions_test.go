@@ -47,3 +47,21 @@ func TestPositionsIncreasing(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionStreamMatchesPositions: the stream gives Positions' values,
+// with and without outliers, for the sizes where frac's special cases
+// (n = 0, 1) and ordinary ones lie.
+func TestPositionStreamMatchesPositions(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 1000} {
+		for _, increasing := range []bool{false, true} {
+			c := Config{Seed: 5, PositionsIncreasing: increasing}
+			want := c.Positions(n)
+			ps := c.PositionStream(n)
+			for i, w := range want {
+				if got := ps.Next(); got != w {
+					t.Fatalf("n=%d increasing=%v: position %d is %d, Positions says %d", n, increasing, i, got, w)
+				}
+			}
+		}
+	}
+}
