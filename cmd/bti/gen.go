@@ -2,7 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/keystsv"
@@ -22,9 +29,19 @@ writer records them (what "bti check --positions increasing" checks).
 
 N is refused (exit status 2) when the kind cannot supply N distinct keys
 (int32 has 2^32; text and blob have 68^n and 256^n of each length n, plus
-the lengths allowed), and when the set would need more than 4 GiB of memory:
-the keys are drawn at random and sorted, so all of them are held at once,
-120 bytes per UUID key at the peak (so at most about 35 million UUID keys).
+the lengths allowed).
+
+Memory and disk: a set of up to about 256 MiB in memory (about two million
+UUID keys) is drawn and sorted in memory. A larger one is spilled: each key
+drawn goes to one of up to 1024 files by its place in the key order, each
+file is sorted alone (about 256 MiB at a time, in chunks if it is larger),
+and the files are written out in order. gen then holds about 512 MiB
+whatever N, and on disk the keys once more besides the output (their bytes
+plus one: 9 bytes per int64 key, 17 per UUID), each file removed as soon as
+it is written out. The files go in a directory beside --out, or in $TMPDIR
+for standard output, named .NAME.bti-gen-spill-PID-RANDOM, removed on every
+exit (an error, SIGINT or SIGTERM; only SIGKILL leaves it). Either way the
+same flags give the same bytes.
 
 ` + outputHelp
 
@@ -74,23 +91,58 @@ func runGen(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	defer o.abort()
-	keys, err := cfg.Keys()
+	spillDir, err := createSpillDir(o)
 	if err != nil {
-		return usagef("--count %d: %v", *count, err)
+		return err
 	}
-	pos := cfg.Positions(len(keys))
-	// Lines are formatted one at a time from the keys: the text is never
-	// held in memory whole.
-	w := bufio.NewWriterSize(o, 1<<16)
+	defer os.RemoveAll(spillDir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Lines are formatted one at a time as the keys come: the text is
+	// never held in memory whole.
+	w := bufio.NewWriterSize(o, streamWriteBuffer)
 	var line []byte
-	for i, k := range keys {
-		line = keystsv.AppendLine(line[:0], k.Raw, pos[i])
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
+	var writeErr error
+	err = cfg.Stream(ctx, keygen.StreamOptions{Dir: spillDir}, func(key []byte, pos int64) error {
+		line = keystsv.AppendLine(line[:0], key, pos)
+		_, writeErr = w.Write(line)
+		return writeErr
+	})
+	var spillErr *keygen.SpillError
+	switch {
+	case err == nil:
+	case writeErr != nil:
+		return writeErr
+	case ctx.Err() != nil:
+		return fmt.Errorf("generating %s: %w", o.name, errInterrupted)
+	case errors.As(err, &spillErr):
+		return err
+	default: // what the flags ask for cannot be generated
+		return usagef("--count %d: %v", *count, err)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	return o.commit()
+}
+
+// createSpillDir creates the directory of gen's spill files beside the
+// output's target, so they share its file system's space, or in $TMPDIR
+// for an output written in place (standard output, a device). Its name
+// says what a leftover (after SIGKILL) is:
+// ".keys.tsv.bti-gen-spill-<pid>-<random>".
+func createSpillDir(o *output) (string, error) {
+	dir, base := os.TempDir(), "stdout"
+	if o.tmp != "" {
+		dir, base = filepath.Split(o.target)
+		if dir == "" {
+			dir = "."
+		}
+	}
+	path, err := os.MkdirTemp(dir, fmt.Sprintf(".%s.bti-gen-spill-%d-*", base, os.Getpid()))
+	if err != nil {
+		return "", fmt.Errorf("cannot create a spill directory for %s in %s: %w", o.name, dir, plainErr(err))
+	}
+	return path, nil
 }
