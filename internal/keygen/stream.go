@@ -286,7 +286,6 @@ func (s *spill) run(ctx context.Context, emit func([]byte, int64) error) error {
 // budget (an empty key too), appended to the draws file of its bucket.
 func (s *spill) draw(ctx context.Context, g *gen, need int, budget *int, unique int64) error {
 	p := s.cfg.Partitioner
-	var hdr [binary.MaxVarintLen64]byte
 	for i := range need {
 		if i%cancelStride == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -305,11 +304,7 @@ func (s *spill) draw(ctx context.Context, g *gen, need int, budget *int, unique 
 				return err
 			}
 		}
-		n := binary.PutUvarint(hdr[:], uint64(len(s.key)))
-		if _, err := b.w.Write(hdr[:n]); err != nil {
-			return &SpillError{b.draws, err}
-		}
-		if _, err := b.w.Write(s.key); err != nil {
+		if err := writeRecord(b.w, s.key); err != nil {
 			return &SpillError{b.draws, err}
 		}
 		b.drawn++
@@ -504,10 +499,15 @@ func (s *spill) writeChunk(path string) error {
 	return s.closeWriter(path, w, f)
 }
 
+// writeRecord writes one record. The length goes through the writer's
+// own free space (AvailableBuffer), so nothing escapes to the heap.
 func writeRecord(w *bufio.Writer, key []byte) error {
-	var hdr [binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(hdr[:], uint64(len(key)))
-	if _, err := w.Write(hdr[:n]); err != nil {
+	if w.Available() < binary.MaxVarintLen64 {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Write(binary.AppendUvarint(w.AvailableBuffer(), uint64(len(key)))); err != nil {
 		return err
 	}
 	_, err := w.Write(key)
