@@ -7,7 +7,9 @@
 //	entries, err := keys.Generate()
 //
 // Keys come out sorted in the partitioner's decorated-key order
-// (partitioner.Compare) and free of duplicates. The same Config always gives
+// (partitioner.Compare) and free of duplicates. Keys and Generate hold the
+// whole set in memory (up to MaxMemory); Stream gives the same keys and
+// positions one at a time for a set of any size, spilling to files. The same Config always gives
 // the same keys and positions: both come from math/rand/v2's PCG, seeded
 // from Config.Seed.
 //
@@ -86,6 +88,7 @@ var ErrTooLarge = errors.New("keygen: key set too large to generate in memory")
 // them in order), so about 35 million UUID keys fit. A larger request is
 // refused with ErrTooLarge rather than left to die of an out-of-memory
 // fatal error (which no recover catches) on a machine that has less.
+// Stream, which spills to disk, has no such limit.
 const MaxMemory = 4 << 30
 
 // keyOverhead is what each key costs besides its bytes: the decorated

@@ -62,8 +62,9 @@ func (e *SpillError) Unwrap() error { return e.Err }
 // about opts.Memory/2 for the keys being sorted plus a write buffer per
 // bucket, and never the whole set. On disk it holds the set once, about
 // one byte more per key than the keys' bytes, each bucket's file removed
-// as soon as its keys were emitted. Cancelling ctx stops it within a few
-// thousand keys, with ctx's error.
+// as soon as its keys were emitted. Cancelling ctx stops it, with ctx's
+// error, within a few thousand draws or keys emitted, or after the
+// bucket being sorted or merged.
 //
 // Errors: those of Keys for a Config that cannot give its Count (except
 // ErrTooLarge), *SpillError for a spill file, ctx.Err(), or emit's.
