@@ -170,3 +170,21 @@ func TestGenImpossibleCount(t *testing.T) {
 	assert.Contains(t, r.stdout, "holds about 512 MiB")
 	assert.NotContains(t, r.stdout, "35 million", "the old in-memory limit is gone")
 }
+
+// TestGenLeavesOnlyItsOutput: the spill directory gen makes beside --out
+// (or in $TMPDIR for standard output) is gone when it returns, and the
+// output is the same wherever it goes.
+func TestGenLeavesOnlyItsOutput(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(dir, "keys.tsv")
+	args := []string{"gen", "--kind", "int64", "--count", "5000", "--seed", "3"}
+	requireCode(t, 0, bti(append(args, "--out", out)...))
+	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir))
+	r := bti(args...)
+	requireCode(t, 0, r)
+	assert.Empty(t, listDir(t, tmp), "nothing left in $TMPDIR")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, string(data), r.stdout)
+}
