@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +67,9 @@ func TestStreamMatchesKeys(t *testing.T) {
 			// Keys longer than a one-byte length, sharing 200 bytes.
 			Config{Partitioner: p, Kind: Blob, Count: 500, Seed: 5, KeyLenMin: 100, KeyLenMax: 300, PrefixBytes: 200},
 			Config{Partitioner: p, Kind: UUID, Count: 0, Seed: 6},
+			// Buckets above radixMin keys, with 1 MiB.
+			Config{Partitioner: p, Kind: Int64, Count: 20000, Seed: 8},
+			Config{Partitioner: p, Kind: Text, Count: 20000, Seed: 9, KeyLenMin: 1, KeyLenMax: 12},
 			Config{Partitioner: p, Kind: Int64, Count: 1, Seed: 7, PositionsIncreasing: true},
 		)
 	}
@@ -79,6 +84,9 @@ func TestStreamMatchesKeys(t *testing.T) {
 			{Memory: 1 << 10, Buckets: 4}, // ~16 chunks a bucket: two merge passes
 			{Memory: 64, Buckets: 1},      // a key a chunk
 		} {
+			if opts.Memory < 16<<10 && c.Count > 10000 {
+				continue // a file per few keys: slow, and covered by the small sets
+			}
 			if opts.Memory == 64 && (c.Kind != UUID || c.PrefixBytes != 0) {
 				continue // a file per key: slow, and no path the others miss
 			}
@@ -147,5 +155,43 @@ func TestStreamErrors(t *testing.T) {
 	var se *SpillError
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Path, "/nonexistent/spill/") || !strings.Contains(err.Error(), se.Path) {
 		t.Fatalf("missing spill directory: %v", err)
+	}
+}
+
+// TestSortChunk checks the radix sort and its tie-breaking against a
+// comparison sort by partitioner.Compare, on chunks above radixMin full of
+// duplicates and of ByteOrdered keys sharing their first 8 bytes (equal
+// prefixes), and on a small chunk (the comparison-sort path).
+func TestSortChunk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, n := range []int{100, 3 * radixMin} {
+			s := newSpill(Config{Partitioner: p, Kind: Blob, Count: n}, t.TempDir(), 1<<20, 1<<19, 1)
+			var want []partitioner.Key
+			for range n {
+				// 8 shared-looking bytes then 0..2 more, over {0, 1}:
+				// many equal prefixes and many duplicates.
+				k := make([]byte, 8+rng.IntN(3))
+				for i := range k {
+					k[i] = byte(rng.IntN(2))
+				}
+				off := len(s.arena)
+				s.arena = append(s.arena, k...)
+				d := p.Decorate(k)
+				s.entries = append(s.entries, entry{prefix: s.cfg.orderPrefix(d), off: uint32(off), n: uint32(len(k))})
+				want = append(want, d)
+			}
+			slices.SortFunc(want, partitioner.Compare)
+			want = slices.CompactFunc(want, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+			s.sortChunk()
+			if len(s.entries) != len(want) {
+				t.Fatalf("%v n=%d: %d keys after sorting, want %d", p, n, len(s.entries), len(want))
+			}
+			for i, e := range s.entries {
+				if got := s.arena[e.off : e.off+e.n]; !bytes.Equal(got, want[i].Raw) {
+					t.Fatalf("%v n=%d: key %d is %x, want %x", p, n, i, got, want[i].Raw)
+				}
+			}
+		}
 	}
 }
