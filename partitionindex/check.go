@@ -63,7 +63,16 @@ type CheckOptions struct {
 	// MaxNodes bounds the nodes decoded (scan and walk together); 0 allows
 	// four times the readable bytes plus 16, which no file can need.
 	MaxNodes int64
+	// Progress, if set, is called about every million nodes with how far
+	// the check is: the phase ("scan": the file front to back, done and
+	// total in bytes; then "walk": the trie from the root, done and total
+	// in nodes). It runs on Check's goroutine and must be quick.
+	Progress func(phase string, done, total int64)
 }
+
+// progressEvery is how many nodes pass between CheckOptions.Progress calls
+// (a mask: every 2^20).
+const progressEvery = 1<<20 - 1
 
 // Problem is one broken rule. Node is the position of the node concerned,
 // -1 when the problem is not about a node (footer, padding).

@@ -125,6 +125,9 @@ func (c *checker) scanNode(p int64, b []byte, paged bool) (int64, bool) {
 		c.diag.starts[p>>6] |= 1 << (p & 63)
 	}
 	c.scanNodes++
+	if c.scanNodes&progressEvery == 0 && c.opts.Progress != nil {
+		c.opts.Progress("scan", p, c.end)
+	}
 	c.scanSum += mix64(uint64(p))
 	c.scanXor ^= mix64b(uint64(p))
 	if c.diag == nil {

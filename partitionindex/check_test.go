@@ -415,3 +415,33 @@ func TestCheckReport(t *testing.T) {
 	require.Equal(t, rep.ProblemCount, all.ProblemCount)
 	require.Equal(t, all.Problems[:3], rep.Problems)
 }
+
+// CheckOptions.Progress sees the scan go through the file in bytes and
+// then the walk through the scan's nodes, never past their totals.
+func TestCheckProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 1,200,000 keys (over 2^20 nodes); skipped under -short")
+	}
+	file := buildIndex(t, keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 1_200_000, Seed: 4})
+	ix, err := NewIndex(file, OpenOptions{})
+	require.NoError(t, err)
+	var phases []string
+	rep, err := Check(ix, CheckOptions{Progress: func(phase string, done, total int64) {
+		if len(phases) == 0 || phases[len(phases)-1] != phase {
+			phases = append(phases, phase)
+		}
+		require.Positive(t, done)
+		require.LessOrEqual(t, done, total, phase)
+		switch phase {
+		case "scan": // the bytes before the footer
+			require.LessOrEqual(t, total, int64(len(file)))
+			require.Greater(t, total, int64(len(file)-100))
+		case "walk":
+		default:
+			t.Fatalf("phase %q", phase)
+		}
+	}})
+	require.NoError(t, err)
+	require.True(t, rep.OK())
+	require.Equal(t, []string{"scan", "walk"}, phases)
+}

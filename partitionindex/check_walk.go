@@ -98,6 +98,9 @@ func (c *checker) walkTrie() error {
 func (c *checker) enter(pos, parent int64, parentPages int, enc encState) error {
 	w := &c.walk
 	w.visits++
+	if w.visits&progressEvery == 0 && c.opts.Progress != nil {
+		c.opts.Progress("walk", w.visits, c.scanNodes)
+	}
 	if err := c.spend(); err != nil {
 		return err
 	}

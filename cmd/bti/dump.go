@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -32,12 +31,18 @@ detected (the default, auto: the one under which the footer's first and last
 keys resolve to the first and last entries), assumed (an index of zero or
 one key fits every partitioner) or unknown (none fits: the file is damaged
 or from another partitioner; the layout is dumped all the same).
+
+Memory: the file is mapped, not read into memory; the summary walks the
+trie holding its frames (bounded by its depth). The node list (--nodes, or
+any index under 64 KiB) prints as it walks. --format hex first lists every
+reachable node in memory (about 150 bytes a node, sorted by position), and
+dot is refused above --max-dot-nodes: both are for small files.
 `
 
 // smallIndex is the largest file whose nodes the text dump lists by default.
 const smallIndex = 64 << 10
 
-func runDump(args []string, stdout, _ io.Writer) error {
+func runDump(args []string, stdout, _ io.Writer) (err error) {
 	fs := newFlags("dump", dumpUsage)
 	index := fs.String("index", "", "Partitions.db to dump (required)")
 	format := fs.String("format", "text", "output format: text, json, dot or hex")
@@ -53,10 +58,11 @@ func runDump(args []string, stdout, _ io.Writer) error {
 	if err := checkPartitionerFlag(*part); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(*index)
+	data, unmap, err := mapFile(*index)
 	if err != nil {
 		return err
 	}
+	defer unmapAfterSuccess(&err, unmap)
 	p, note, fits, err := choosePartitioner(*part, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -188,7 +187,7 @@ block prints "past the end" with the partition's end offset; exit status 1
 if any did.
 `
 
-func runRowsGet(args []string, stdout io.Writer) error {
+func runRowsGet(args []string, stdout io.Writer) (err error) {
 	fs := newFlags("rows get", rowsGetUsage)
 	index := fs.String("index", "", "Rows.db to read (required)")
 	entry := fs.Int64("entry", -1, "position of the partition's entry")
@@ -232,10 +231,11 @@ func runRowsGet(args []string, stdout io.Writer) error {
 			return usagef("clustering argument %d %q: %v", i+1, k, err)
 		}
 	}
-	data, err := os.ReadFile(*index)
+	data, unmap, err := mapFile(*index)
 	if err != nil {
 		return err
 	}
+	defer unmapAfterSuccess(&err, unmap)
 	if *partsPath != "" {
 		if *entry, err = findRowEntry(data, *partsPath, *part, *keyHex); err != nil {
 			return err
@@ -348,14 +348,14 @@ each payload node). A structural error (exit 2) names its offset; bti check
 --rows audits the whole file.
 `
 
-func runRowsDump(args []string, stdout io.Writer) error {
+func runRowsDump(args []string, stdout io.Writer) (err error) {
 	fs := newFlags("rows dump", rowsDumpUsage)
 	index := fs.String("index", "", "Rows.db to read (required)")
 	entries := fs.String("entry", "", "entry positions, comma-separated")
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
 	part := addPartitionerFlag(fs, true)
 	nodes := fs.Bool("nodes", false, "also list every node of each trie")
-	err := parseCommand(fs, args, stdout, "index")
+	err = parseCommand(fs, args, stdout, "index")
 	if err != nil {
 		return err
 	}
@@ -376,10 +376,11 @@ func runRowsDump(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	data, err := os.ReadFile(*index)
+	data, unmap, err := mapFile(*index)
 	if err != nil {
 		return err
 	}
+	defer unmapAfterSuccess(&err, unmap)
 	w := bufio.NewWriter(stdout)
 	err = rowindex.Walk(data, positions, func(e rowindex.Entry, blocks []rowindex.IndexInfo) error {
 		fmt.Fprintf(w, "entry %d key %x data %d root %d blocks %d deletion %s\n", e.Position, e.Key, e.DataPosition, e.Root, e.Blocks, e.Deletion)
