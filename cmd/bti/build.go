@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -13,25 +14,29 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
 const buildUsage = `usage: bti build --in keys.tsv --out Partitions.db [--partitioner P] [--path scratch|reference]
-                 [--partial-at N,M,...] [--stats text|json]
+                 [--partial-at N,M,...] [--stats text|json] [--hold-keys]
 
 Builds the partition index of the keys in keys.tsv (or keys.tsv.bz2). The
 output appears only when everything succeeded.
 
-Memory: without --partial-at and --stats the build streams. It reads one
-line at a time and writes the index through a 1 MiB buffer into a temporary
-file beside --out (or straight to standard output with --out -). It holds the
-builder's working set, about 3 MB at 200,000 keys and not growing with the
-key count, so any number of keys builds in bounded memory. A bad line, a
-failed write or SIGINT/SIGTERM stops it with the cause and the line. --out is
-left as it was and the temporary file is removed. With --out -, the bytes
-already written stay written. --partial-at and --stats hold every key (about
-120 bytes each) and the index in memory: the views are checked against the
-keys, and the timing leaves out parsing.
+Memory: the build streams. It reads one line at a time and writes the index
+through a 1 MiB buffer into a temporary file beside --out (or straight to
+standard output with --out -). It holds the builder's working set, about
+3 MB at 200,000 keys and not growing with the key count, so any number of
+keys builds in bounded memory. A bad line, a failed write or SIGINT/SIGTERM
+stops it with the cause and the line. --out is left as it was and the
+temporary file is removed. With --out -, the bytes already written stay
+written. --partial-at streams as well: the views are checked after the
+build on a second pass over keys.tsv against the file written, read back,
+holding only the views' readers. Two cases hold every key (about 120 bytes
+each) and the index in memory: --stats (unless --hold-keys=false), so that
+its clock covers the build alone, and --partial-at with --out - (standard
+output cannot be read back). --hold-keys forces that path.
 
 ` + outputHelp + `
 --partial-at takes an early-open view right after the N-th key was added
@@ -46,7 +51,11 @@ Views change later layout decisions, so the file depends on them.
 --stats measures the build alone: keys.tsv is parsed and every key decorated
 (token and hash) before the clock starts; the time covers every AddEntry and
 Complete into a pre-grown in-memory buffer (and the partial views, if any);
-allocations are runtime.MemStats deltas over the same span.
+allocations are runtime.MemStats deltas over the same span. With
+--hold-keys=false it streams instead, and the time and allocations cover
+the whole stream: reading and decoding keys.tsv, every AddEntry and
+Complete, and the writes into the temporary file (not its final sync and
+rename, nor the views' check).
 `
 
 func runBuild(args []string, stdout, stderr io.Writer) error {
@@ -57,6 +66,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	pathName := fs.String("path", "scratch", "builder path: scratch or reference (identical files)")
 	partialAt := fs.String("partial-at", "", "comma-separated key counts after which to take an early-open view")
 	stats := fs.String("stats", "", "print build statistics: text or json")
+	holdKeys := fs.Bool("hold-keys", false, "read every key into memory first (the default with --stats); false streams")
 	if err := parseCommand(fs, args, stdout, "in", "out"); err != nil {
 		return err
 	}
@@ -90,13 +100,43 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	defer o.abort()
 
 	prog := newProgress(stderr)
-	if len(requests) == 0 && *stats == "" {
-		// The common case streams: nothing held but the builder's working
-		// set, whatever the key count (build_stream.go).
-		if _, err := streamBuild(*in, o, partitionindex.Options{Partitioner: p, Path: path}, prog); err != nil {
+	opts := partitionindex.Options{Partitioner: p, Path: path}
+	hold := *stats != "" // --stats measures the build alone unless told
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "hold-keys" {
+			hold = *holdKeys
+		}
+	})
+	if !hold && len(requests) > 0 && o.tmp == "" {
+		// The views are checked against the file written, read back:
+		// standard output or a device cannot be.
+		hold = true
+	}
+	if !hold {
+		// Streams: nothing held but the builder's working set, whatever the
+		// key count (build_stream.go).
+		res, err := streamBuild(*in, o, opts, requests, prog)
+		if err != nil {
 			return err
 		}
-		return o.commit()
+		reportDeclined(res.partials, stderr)
+		if len(requests) > 0 {
+			file, unmap, err := mapFile(o.tmp)
+			if err != nil {
+				return err
+			}
+			err = checkStreamedPartials(*in, p, file, res.partials, stderr)
+			if uerr := unmap(); err == nil {
+				err = uerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := o.commit(); err != nil {
+			return err
+		}
+		return writeStats(stdout, *stats, res.stats(int(res.count), int(res.size), p, path))
 	}
 	ks, err := loadKeys(*in, p, prog)
 	if err != nil {
@@ -106,15 +146,11 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 		return usagef("--partial-at %d: %s has only %d keys", requests[n-1], *in, len(ks.keys))
 	}
 
-	res, err := buildIndex(ks, partitionindex.Options{Partitioner: p, Path: path}, requests, prog)
+	res, err := buildIndex(ks, opts, requests, prog)
 	if err != nil {
 		return err
 	}
-	for _, r := range res.partials {
-		if !r.accepted {
-			fmt.Fprintf(stderr, "bti build: early-open request after key %d declined (no key reached the trie since the previous view)\n", r.after)
-		}
-	}
+	reportDeclined(res.partials, stderr)
 	if err := checkPartials(ks, res, stderr); err != nil {
 		return err
 	}
@@ -124,11 +160,25 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	if err := o.commit(); err != nil {
 		return err
 	}
-	switch *stats {
+	return writeStats(stdout, *stats, res.stats(len(ks.keys), len(res.data), p, path))
+}
+
+// reportDeclined says which early-open requests the builder declined.
+func reportDeclined(partials []partialRequest, stderr io.Writer) {
+	for _, r := range partials {
+		if !r.accepted {
+			fmt.Fprintf(stderr, "bti build: early-open request after key %d declined (no key reached the trie since the previous view)\n", r.after)
+		}
+	}
+}
+
+// writeStats prints s as --stats asks: "json", "text", or nothing ("").
+func writeStats(w io.Writer, format string, s buildStats) error {
+	switch format {
 	case "json":
-		return writeStatsJSON(stdout, res.stats(ks, path))
+		return writeStatsJSON(w, s)
 	case "text":
-		return writeStatsText(stdout, res.stats(ks, path))
+		return writeStatsText(w, s)
 	}
 	return nil
 }
@@ -187,7 +237,7 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 			return nil, fmt.Errorf("%s line %d: %w", ks.name, lineOf(i), err)
 		}
 		for next < len(requests) && requests[next] == i+1 {
-			if err := takePartial(b, &buf, &res.partials[next], i+1); err != nil {
+			if err := takePartial(b, buf.Len, &res.partials[next], i+1); err != nil {
 				return nil, err
 			}
 			next++
@@ -213,13 +263,13 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 // takePartial makes an early-open request as the golden cases did, with all
 // three files synced at once (BuildPartialSynced), so an accepted view is
 // ready before the next key.
-func takePartial(b *partitionindex.Builder, buf *bytes.Buffer, r *partialRequest, after int) error {
+func takePartial(b *partitionindex.Builder, written func() int, r *partialRequest, after int) error {
 	r.after = after
 	view, err := b.BuildPartialSynced(0, 0)
 	if err != nil {
 		return fmt.Errorf("early-open request after key %d: %w", after, err)
 	}
-	r.view, r.accepted, r.fileLen = view, view != nil, buf.Len()
+	r.view, r.accepted, r.fileLen = view, view != nil, written()
 	return nil
 }
 
@@ -248,44 +298,126 @@ func checkPartials(ks *keySet, res *buildResult, stderr io.Writer) error {
 }
 
 func checkPartial(ks *keySet, file []byte, r partialRequest) error {
-	ix, err := r.view.NewIndex(file)
-	if err != nil {
-		return &checkFailed{fmt.Sprintf("view after key %d: %v", r.after, err)}
-	}
-	rd, err := ix.OpenReader()
+	c, err := newViewCheck(r, file, ks.name)
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
-	want := r.after - 1
-	if ix.Count() != int64(want) {
-		return &checkFailed{fmt.Sprintf("view after key %d holds %d keys, want %d", r.after, ix.Count(), want)}
+	defer c.close()
+	for i := 0; i < r.after && !c.finished(); i++ {
+		c.add(i, &ks.keys[i], ks.pos[i])
 	}
-	// The first mismatch fails the view; a key is named by its line alone.
-	var first string
-	err = ix.VerifyEntries(ks.keys[:want], ks.pos[:want], func(m partitionindex.Mismatch) bool {
+	return c.result()
+}
+
+// viewCheck checks one early-open view against the keys fed to it in
+// order, from the first: it must hold exactly the first after-1 keys, each
+// found at its position and listed in order by a scan (an EntryVerifier),
+// and key number after must not be found at its position. The first
+// mismatch fails the view. It holds the view's readers and no key, so the
+// streamed build checks its views on a second pass over keys.tsv.
+type viewCheck struct {
+	r    partialRequest
+	name string // keys.tsv, for messages
+	ix   *partitionindex.Index
+	rd   *partitionindex.Reader
+	v    *partitionindex.EntryVerifier
+	cur  []byte // the key being added, for a mismatch's message
+	line int
+	fail error // the first failure
+	done bool
+}
+
+// newViewCheck opens the view over file, the bytes written when it was
+// taken; a view that cannot be opened, or holds the wrong number of keys,
+// fails at once (result).
+func newViewCheck(r partialRequest, file []byte, name string) (*viewCheck, error) {
+	c := &viewCheck{r: r, name: name}
+	ix, err := r.view.NewIndex(file)
+	if err != nil {
+		c.fail, c.done = &checkFailed{fmt.Sprintf("view after key %d: %v", r.after, err)}, true
+		return c, nil
+	}
+	c.ix = ix
+	if want := r.after - 1; ix.Count() != int64(want) {
+		c.fail, c.done = &checkFailed{fmt.Sprintf("view after key %d holds %d keys, want %d", r.after, ix.Count(), want)}, true
+		return c, nil
+	}
+	if c.rd, err = ix.OpenReader(); err != nil {
+		return nil, err
+	}
+	c.v, err = ix.NewEntryVerifier(func(m partitionindex.Mismatch) bool {
 		if m.Kind == partitionindex.MismatchGet {
-			first = fmt.Sprintf("key %s (line %d): %s, want position %d", shortHex(ks.keys[m.Entry].Raw), lineOf(m.Entry), describeHit(m.Got, m.Found), m.Want)
+			c.fail = &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %s, want position %d", r.after, shortHex(c.cur), c.line, describeHit(m.Got, m.Found), m.Want)}
 		} else {
-			first = describeMismatch(m, ks.name, nil)
+			c.fail = &checkFailed{fmt.Sprintf("view after key %d: %s", r.after, describeMismatch(m, name, nil))}
 		}
 		return false
 	})
+	if err != nil {
+		c.rd.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// finished reports whether the view needs no more keys.
+func (c *viewCheck) finished() bool { return c.done }
+
+// add feeds key i (0-based: keys.tsv line i+1).
+func (c *viewCheck) add(i int, key *partitioner.Key, pos int64) {
+	if c.done {
+		return
+	}
+	c.cur, c.line = key.Raw, lineOf(i)
+	if i < c.r.after-1 {
+		if err := c.v.Add(key, pos); err != nil {
+			c.fail, c.done = c.readFailure(err), true
+		} else if c.v.Stopped() {
+			c.done = true
+		}
+		return
+	}
+	// Key number after: the view is complete without it, and must not find
+	// it where it lies.
+	c.done = true
+	if err := c.v.Finish(); err != nil {
+		c.fail = c.readFailure(err)
+		return
+	}
+	if c.fail != nil {
+		return
+	}
+	if got, ok, err := c.rd.Get(key); err != nil {
+		c.fail = &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", c.r.after, shortHex(key.Raw), c.line, err)}
+	} else if ok && got == pos {
+		c.fail = &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d) is found at %d but has not reached the trie", c.r.after, shortHex(key.Raw), c.line, got)}
+	}
+}
+
+func (c *viewCheck) readFailure(err error) error {
 	var ve *partitionindex.VerifyError
-	switch {
-	case errors.As(err, &ve) && ve.Entry >= 0:
-		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[ve.Entry].Raw), lineOf(ve.Entry), ve.Err)}
-	case err != nil:
-		return fmt.Errorf("view after key %d: %w", r.after, err)
-	case first != "":
-		return &checkFailed{fmt.Sprintf("view after key %d: %s", r.after, first)}
+	if errors.As(err, &ve) && ve.Entry >= 0 {
+		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", c.r.after, shortHex(c.cur), c.line, ve.Err)}
 	}
-	if pos, ok, err := rd.Get(&ks.keys[want]); err != nil {
-		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", r.after, shortHex(ks.keys[want].Raw), lineOf(want), err)}
-	} else if ok && pos == ks.pos[want] {
-		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d) is found at %d but has not reached the trie", r.after, shortHex(ks.keys[want].Raw), lineOf(want), pos)}
+	return fmt.Errorf("view after key %d: %w", c.r.after, err)
+}
+
+// result is the view's verdict once it has seen its keys: nil, a
+// *checkFailed, or an error reading it.
+func (c *viewCheck) result() error {
+	if !c.done {
+		return fmt.Errorf("view after key %d: checked with only %d keys", c.r.after, c.line)
 	}
-	return nil
+	return c.fail
+}
+
+func (c *viewCheck) close() {
+	if c.v != nil {
+		c.v.Close()
+	}
+	if c.rd != nil {
+		c.rd.Close()
+	}
 }
 
 func describeHit(pos int64, ok bool) string {
@@ -322,8 +454,8 @@ type buildStats struct {
 	PartialsAccepted  int     `json:"partials_accepted"`
 }
 
-func (r *buildResult) stats(ks *keySet, path partitionindex.Path) buildStats {
-	n := len(ks.keys)
+// stats summarises a build of n keys into size bytes.
+func (r *buildResult) stats(n, size int, p partitioner.Partitioner, path partitionindex.Path) buildStats {
 	per := func(v float64) float64 {
 		if n == 0 {
 			return 0
@@ -331,15 +463,15 @@ func (r *buildResult) stats(ks *keySet, path partitionindex.Path) buildStats {
 		return v / float64(n)
 	}
 	s := buildStats{
-		Keys: n, IndexBytes: len(r.data), Path: path.String(), Root: r.root,
+		Keys: n, IndexBytes: size, Path: path.String(), Root: r.root,
 		BuildNs: r.elapsed.Nanoseconds(), BuildNsPerKey: per(float64(r.elapsed.Nanoseconds())),
 		AllocBytes: r.allocBytes, AllocBytesPerKey: per(float64(r.allocBytes)),
 		Allocs: r.allocs, AllocsPerKey: per(float64(r.allocs)),
-		IndexBytesPerKey:  per(float64(len(r.data))),
+		IndexBytesPerKey:  per(float64(size)),
 		PartialsRequested: len(r.partials),
 	}
 	if n > 0 {
-		s.Partitioner = ks.keys[0].Partitioner.String()
+		s.Partitioner = p.String()
 	}
 	for _, p := range r.partials {
 		if p.accepted {

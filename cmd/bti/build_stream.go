@@ -2,8 +2,13 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"runtime"
+	"time"
 
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -12,6 +17,28 @@ import (
 // sees 1 MiB writes.
 const streamWriteBuffer = 1 << 20
 
+// streamResult is what a streamed build reports: the bytes written, the
+// root, and its views, with the same measurements as a held build's over
+// the whole stream (reading, decoding and writing included).
+type streamResult struct {
+	buildResult
+	count int64
+	size  int64
+}
+
+// countingWriter counts the bytes the builder has handed over, so a view
+// knows how much of the file it covers.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // streamBuild builds the index of the keys in path straight into o, one
 // line at a time: it holds the builder's working set (its pending nodes,
 // bounded by the trie's depth and the page size, not the key count), the
@@ -19,28 +46,110 @@ const streamWriteBuffer = 1 << 20
 // number of keys. It checks each line as loadKeys does, naming the line;
 // on any error, and on SIGINT or SIGTERM, it returns before o is
 // committed, so the caller's deferred abort removes the temporary file
-// and leaves the output as it was.
-func streamBuild(path string, o *output, opts partitionindex.Options, prog *progress) (count int64, err error) {
+// and leaves the output as it was. requests are early-open views to take
+// (--partial-at); each records how many bytes the file then held.
+func streamBuild(path string, o *output, opts partitionindex.Options, requests []int, prog *progress) (*streamResult, error) {
 	ks, err := openKeyStream(path, opts.Partitioner, "building from", prog)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer ks.Close()
 	bw := bufio.NewWriterSize(o, streamWriteBuffer)
-	b := partitionindex.NewBuilder(bw, opts)
+	cw := &countingWriter{w: bw}
+	b := partitionindex.NewBuilder(cw, opts)
+	res := &streamResult{buildResult: buildResult{partials: make([]partialRequest, len(requests))}}
+	next := 0 // next request
+
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
 	for ks.Next() {
 		if err := b.AddEntry(ks.Key(), ks.Pos()); err != nil {
-			return 0, fmt.Errorf("%s line %d: %w", path, ks.Line(), err)
+			return nil, fmt.Errorf("%s line %d: %w", path, ks.Line(), err)
+		}
+		for next < len(requests) && int64(requests[next]) == ks.Count() {
+			if err := takePartial(b, func() int { return int(cw.n) }, &res.partials[next], requests[next]); err != nil {
+				return nil, err
+			}
+			next++
 		}
 	}
 	if err := ks.Err(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	if _, err := b.Complete(); err != nil {
-		return 0, err
+	if next < len(requests) {
+		return nil, usagef("--partial-at %d: %s has only %d keys", requests[len(requests)-1], path, ks.Count())
+	}
+	meta, err := b.Complete()
+	if err != nil {
+		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return ks.Count(), nil
+	res.elapsed = time.Since(start)
+	runtime.ReadMemStats(&m1)
+	res.root, res.count, res.size = meta.Root, ks.Count(), cw.n
+	res.allocBytes = m1.TotalAlloc - m0.TotalAlloc
+	res.allocs = m1.Mallocs - m0.Mallocs
+	return res, nil
+}
+
+// checkStreamedPartials checks the views of a streamed build (see
+// checkPartials) on a second pass over keys.tsv: file maps the written
+// index, each view reads its prefix, and every view is fed the keys it
+// covers as they stream by, so nothing but the views' readers is held.
+func checkStreamedPartials(path string, p partitioner.Partitioner, file []byte, partials []partialRequest, stderr io.Writer) error {
+	var checks []*viewCheck
+	defer func() {
+		for _, c := range checks {
+			c.close()
+		}
+	}()
+	for _, r := range partials {
+		if !r.accepted {
+			continue
+		}
+		c, err := newViewCheck(r, file[:r.fileLen], path)
+		if err != nil {
+			return err
+		}
+		checks = append(checks, c)
+	}
+	if len(checks) == 0 {
+		return nil
+	}
+	ks, err := openKeyStream(path, p, "checking early-open views against", newProgress(stderr))
+	if err != nil {
+		return err
+	}
+	defer ks.Close()
+	for i := 0; ks.Next(); i++ {
+		open := false
+		for _, c := range checks {
+			c.add(i, ks.Key(), ks.Pos())
+			open = open || !c.finished()
+		}
+		if !open {
+			break
+		}
+	}
+	if err := ks.Err(); err != nil {
+		return err
+	}
+	failed := 0
+	for _, c := range checks {
+		if err := c.result(); err != nil {
+			var cf *checkFailed
+			if !errors.As(err, &cf) {
+				return err
+			}
+			fmt.Fprintf(stderr, "bti build: %v\n", err)
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &checkFailed{fmt.Sprintf("%d of %d early-open views failed their checks", failed, len(partials))}
+	}
+	return nil
 }

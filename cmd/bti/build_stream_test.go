@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,10 +63,10 @@ func streamedBuildAlloc(t *testing.T, dir string, n int) uint64 {
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
-	count, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, newProgress(nil))
+	res, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, nil, newProgress(nil))
 	runtime.ReadMemStats(&m1)
 	require.NoError(t, err)
-	require.EqualValues(t, n, count)
+	require.EqualValues(t, n, res.count)
 	require.NoError(t, o.commit())
 	return m1.TotalAlloc - m0.TotalAlloc
 }
@@ -160,4 +162,70 @@ func TestStreamedVerifyMemoryFlat(t *testing.T) {
 	if large > small+1<<20 {
 		t.Errorf("200,000 keys allocate %d bytes, 20,000 keys %d: the streamed verification grows with its input", large, small)
 	}
+}
+
+// --partial-at streams too: the file and the views' verdicts are those of
+// the held build (--hold-keys), and a view that disagrees with keys.tsv
+// fails the streamed check naming the line.
+func TestStreamedPartialViews(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.tsv")
+	writeKeysTSV(t, keys, 20_000, 7)
+	streamed, held := filepath.Join(dir, "streamed.db"), filepath.Join(dir, "held.db")
+	views := "1,2,500,4096,19999,20000"
+	requireCode(t, 0, bti("build", "--in", keys, "--out", streamed, "--partial-at", views))
+	requireCode(t, 0, bti("build", "--in", keys, "--out", held, "--partial-at", views, "--hold-keys"))
+	a, err := os.ReadFile(streamed)
+	require.NoError(t, err)
+	b, err := os.ReadFile(held)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(a, b), "streamed and held builds with views differ")
+
+	r := bti("build", "--in", keys, "--out", filepath.Join(dir, "short.db"), "--partial-at", "20001")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "has only 20000 keys")
+	assert.NoFileExists(t, filepath.Join(dir, "short.db"))
+
+	// The views of a real streamed build, checked against a keys.tsv whose
+	// line 11 has another position.
+	o, err := createOutput(filepath.Join(dir, "views.db"), io.Discard)
+	require.NoError(t, err)
+	defer o.abort()
+	res, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, []int{500, 4096}, newProgress(nil))
+	require.NoError(t, err)
+	file, unmap, err := mapFile(o.tmp)
+	require.NoError(t, err)
+	defer unmap()
+	var stderr strings.Builder
+	require.NoError(t, checkStreamedPartials(keys, partitioner.Murmur3, file, res.partials, &stderr))
+	text, err := os.ReadFile(keys)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(text), "\n")
+	key, _, _ := strings.Cut(lines[10], "\t")
+	lines[10] = key + "\t12345\n"
+	changed := filepath.Join(dir, "changed.tsv")
+	require.NoError(t, os.WriteFile(changed, []byte(strings.Join(lines, "")), 0o644))
+	err = checkStreamedPartials(changed, partitioner.Murmur3, file, res.partials, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "2 of 2 early-open views failed")
+	assert.Contains(t, stderr.String(), "view after key 500: key "+key+" (line 11): found at ")
+	assert.Contains(t, stderr.String(), "want position 12345")
+}
+
+// --stats --hold-keys=false streams and still reports the build.
+func TestStreamedStats(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.tsv")
+	writeKeysTSV(t, keys, 5_000, 8)
+	out := filepath.Join(dir, "out.db")
+	r := bti("build", "--in", keys, "--out", out, "--stats", "json", "--hold-keys=false")
+	requireCode(t, 0, r)
+	var s buildStats
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s))
+	st, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, 5000, s.Keys)
+	assert.EqualValues(t, st.Size(), s.IndexBytes)
+	assert.Equal(t, "murmur3", s.Partitioner)
+	assert.Positive(t, s.BuildNs)
 }

@@ -67,7 +67,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "path\tkeys\tindex bytes\tB/key (file)\tbuild ns/key\talloc B/key\tallocs/key\t")
 	for i, p := range paths {
-		s := results[i].stats(ks, p)
+		s := results[i].stats(len(ks.keys), len(results[i].data), cfg.Partitioner, p)
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f\t%.2f\t%.4f\t\n",
 			s.Path, s.Keys, s.IndexBytes, s.IndexBytesPerKey, s.BuildNsPerKey, s.AllocBytesPerKey, s.AllocsPerKey)
 	}
