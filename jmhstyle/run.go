@@ -47,6 +47,13 @@ type Benchmark struct {
 	// ran it (the fork child when forking) and describes what was measured:
 	// seeds, a digest of the input, peak memory. It lands in Result.Info.
 	Info func() []Param
+	// BeforeIteration, if not nil, runs once before every warmup and
+	// measurement iteration, outside the timed region and before the
+	// allocation counters are read (JMH's @Setup(Level.Iteration)): for
+	// state that one iteration spoils for the next, such as evicting a
+	// file from the page cache before each cold iteration. Its error
+	// stops the run.
+	BeforeIteration func() error
 }
 
 // ID names the benchmark together with its parameters, "Name/k=v/k2=v2".
@@ -349,6 +356,11 @@ func measure(b Benchmark, p plan, fork int, emit func(iteration)) (err error) {
 	pid := os.Getpid()
 	total := p.Warmup + p.Measurement
 	for i := range total {
+		if b.BeforeIteration != nil {
+			if err := b.BeforeIteration(); err != nil {
+				return fmt.Errorf("before iteration %d: %w", i+1, err)
+			}
+		}
 		s, err := runIteration(ws, p.IterTime)
 		if err != nil {
 			return err

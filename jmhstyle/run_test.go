@@ -114,3 +114,34 @@ func TestID(t *testing.T) {
 		t.Errorf("ID = %q", got)
 	}
 }
+
+// TestBeforeIteration checks that the hook runs once before each warmup
+// and measurement iteration, before that iteration's op calls, and that
+// its error stops the run.
+func TestBeforeIteration(t *testing.T) {
+	var calls, opsSinceHook, badOrder atomic.Int32
+	b := Benchmark{Name: "hook", SingleShot: true,
+		Setup: func() (func(int), func(), error) {
+			return func(int) {
+				if opsSinceHook.Add(1) != 1 {
+					badOrder.Add(1)
+				}
+			}, nil, nil
+		},
+		BeforeIteration: func() error {
+			calls.Add(1)
+			opsSinceHook.Store(0)
+			return nil
+		},
+	}
+	cfg := Config{Warmup: 2, Measurement: 3}
+	runOne(t, b, cfg)
+	if calls.Load() != 5 || badOrder.Load() != 0 {
+		t.Errorf("hook ran %d times (want 5), %d iterations without it", calls.Load(), badOrder.Load())
+	}
+	stop := errors.New("cache not evicted")
+	b.BeforeIteration = func() error { return stop }
+	if _, err := Run([]Benchmark{b}, cfg); !errors.Is(err, stop) {
+		t.Errorf("err = %v, want %v", err, stop)
+	}
+}
