@@ -50,6 +50,19 @@ func BenchmarkCeiling(b *testing.B)         { runWorkloads(b, "ceiling") }
 func BenchmarkBinarySearchHit(b *testing.B) { runWorkloads(b, "binary-search-hit") }
 func BenchmarkLookupBatch(b *testing.B)     { runWorkloads(b, "lookup-batch") }
 
+// The scale benchmarks (bti bench --size huge): whole builds of 1M, 10M
+// and 100M keys streamed from internal/sortedkeys, and cold lookups on
+// cached index files of 10M and 100M keys (in $BTI_BENCH_CACHE, default
+// bti-bench under the user cache directory; the first run builds them).
+// They skip under -short; 100M runs only with BTI_LONG=1:
+//
+//	BTI_LONG=1 go test -run '^$' -bench 'BuildStream|Cold' -benchtime 1x ./partitionindex/
+func BenchmarkBuildStream(b *testing.B)     { runWorkloads(b, "build-stream") }
+func BenchmarkLookupHitCold(b *testing.B)   { runWorkloads(b, "lookup-hit-cold") }
+func BenchmarkLookupMissCold(b *testing.B)  { runWorkloads(b, "lookup-miss-cold") }
+func BenchmarkCeilingCold(b *testing.B)     { runWorkloads(b, "ceiling-cold") }
+func BenchmarkLookupBatchCold(b *testing.B) { runWorkloads(b, "lookup-batch-cold") }
+
 // subName is the sub-benchmark name of w on threads threads: its
 // parameters and the thread count, key=value, in order.
 func subName(w workload.Workload, threads int) string {
@@ -87,8 +100,12 @@ func runWorkloads(b *testing.B, name string) {
 
 func runWorkload(b *testing.B, w workload.Workload, threads int) {
 	checkName(b, w, threads)
-	if w.Huge && testing.Short() {
-		b.Skip("a million keys: skipped under -short")
+	if why := w.SkipReason(testing.Short(), os.Getenv(workload.EnvLong) == "1"); why != "" {
+		b.Skip(why)
+	}
+	if w.SingleShot {
+		runSingleShot(b, w)
+		return
 	}
 	ops := make([]func(int), threads)
 	for i := range ops {
@@ -131,6 +148,61 @@ func runWorkload(b *testing.B, w workload.Workload, threads int) {
 			if keys, _ := strconv.ParseFloat(paramOf(w, "keys"), 64); keys > 0 {
 				b.ReportMetric(size/keys, "B/key")
 			}
+		}
+	}
+}
+
+// runSingleShot runs a single-shot workload (build-stream, the cold
+// lookups) as jmhstyle does: each of the b.N iterations is one op(1) of
+// OpsPerInvocation operations, after BeforeIteration (untimed). ns/op is
+// per operation, as bti bench reports it, and Info's byte counts become
+// metrics: B/op and allocs/op per operation too (the MemStats delta, the
+// evictions and reopens of the cold lookups included), B/key from index-bytes, peak-heap-B, and the cold lookups'
+// major-faults/op.
+func runSingleShot(b *testing.B, w workload.Workload) {
+	op, teardown, err := w.Setup()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if teardown != nil {
+		b.Cleanup(teardown)
+	}
+	bad := benchBad.Load()
+	var before, after runtime.MemStats
+	b.ReportAllocs()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for range b.N {
+		if w.BeforeIteration != nil {
+			b.StopTimer()
+			if err := w.BeforeIteration(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		op(1)
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	ops := float64(b.N) * float64(max(1, w.OpsPerInvocation))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/op")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/ops, "B/op")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/ops, "allocs/op")
+	if n := benchBad.Load() - bad; n > 0 {
+		b.Fatalf("%d lookups of present keys did not find their position", n)
+	}
+	for _, p := range w.Info() {
+		v, err := strconv.ParseFloat(p.Value, 64)
+		if err != nil {
+			continue
+		}
+		switch p.Key {
+		case "index-bytes":
+			b.ReportMetric(v/float64(w.OpsPerInvocation), "B/key")
+		case "peak-heap-bytes":
+			b.ReportMetric(v, "peak-heap-B")
+		case "major-faults-per-op":
+			b.ReportMetric(v, "major-faults/op")
 		}
 	}
 }

@@ -17,6 +17,9 @@ type Workload struct {
 	Threads []int
 	// Huge workloads (a million keys) are skipped under go test -short.
 	Huge bool
+	// Long workloads (10^8 keys: minutes, and a cached index file of
+	// about 2 GB) run in go test only under BTI_LONG=1.
+	Long bool
 	// Cold workloads are single-shot and must run in fresh processes, one
 	// measured iteration per process and no warmup.
 	Cold bool
@@ -35,8 +38,12 @@ const (
 	// on 1,000,000 Murmur3 keys and the prefix-0 set, lookups on 1,000,000
 	// keys.
 	Default Size = "default"
-	// All is what go test runs: the union of Small and Default (huge
-	// workloads skip under -short).
+	// Huge is the scale benchmarks (ScaleBuilds, ScaleLookups): whole
+	// builds of 1, 10 and 100 million streamed keys, and lookups on cached
+	// index files of 10 and 100 million keys, none of them held in memory.
+	Huge Size = "huge"
+	// All is what go test runs: the union of Small, Default and Huge
+	// (huge workloads skip under -short, long ones without BTI_LONG=1).
 	All Size = "all"
 )
 
@@ -44,12 +51,12 @@ const (
 // Default, which it was before the 1M build became a default row.
 func ParseSize(s string) (Size, error) {
 	switch s {
-	case "small", "default", "all":
+	case "small", "default", "huge", "all":
 		return Size(s), nil
 	case "large":
 		return Default, nil
 	}
-	return "", fmt.Errorf("unknown size %q (want small, default or all)", s)
+	return "", fmt.Errorf("unknown size %q (want small, default, huge or all)", s)
 }
 
 // buildSizes are the Murmur3 build set sizes of each Size.
@@ -126,13 +133,75 @@ func LookupWorkloads(sets []*Set, bad *atomic.Int64) []Workload {
 	var ws []Workload
 	for _, s := range sets {
 		for _, b := range Lookups(s, bad) {
-			ws = append(ws, Workload{Benchmark: b, Threads: threads, Huge: s.Huge})
+			ws = append(ws, Workload{Benchmark: b, Threads: threads, Huge: s.Huge, Long: s.Long})
 		}
 	}
 	return ws
 }
 
-// Suite returns every workload of size: builds, then lookups.
+// ScaleBuilds returns build-stream on the streamed sets of
+// ScaleBuildSizes.
+func ScaleBuilds(c *Catalog) []Workload {
+	var ws []Workload
+	for _, n := range ScaleBuildSizes {
+		s := c.Streamed(n)
+		ws = append(ws, Workload{Benchmark: BuildStream(s), Threads: []int{1}, Huge: s.Huge, Long: s.Long})
+	}
+	return ws
+}
+
+// ScaleLookups returns the lookups on the cached index files of the
+// streamed sets of ScaleLookupSizes, and with cold their cold variants.
+func ScaleLookups(c *Catalog, bad *atomic.Int64, cold bool) []Workload {
+	var sets []*Set
+	for _, n := range ScaleLookupSizes {
+		sets = append(sets, c.Streamed(n))
+	}
+	ws := LookupWorkloads(sets, bad)
+	if cold {
+		ws = append(ws, ColdLookupWorkloads(sets, bad)...)
+	}
+	return ws
+}
+
+// ColdLookupWorkloads returns ColdLookups on the given sets (index files),
+// on one thread.
+func ColdLookupWorkloads(sets []*Set, bad *atomic.Int64) []Workload {
+	var ws []Workload
+	for _, s := range sets {
+		for _, b := range ColdLookups(s, bad) {
+			ws = append(ws, Workload{Benchmark: b, Threads: []int{1}, Huge: s.Huge, Long: s.Long})
+		}
+	}
+	return ws
+}
+
+// Suite returns every workload of size: builds, then lookups (for All,
+// then the scale workloads, cold lookups included).
 func Suite(c *Catalog, size Size, bad *atomic.Int64) []Workload {
-	return append(BuildWorkloads(c, BuildSets(c, size), ColdSets(c, size)), LookupWorkloads(LookupSets(c, size), bad)...)
+	if size == Huge {
+		return append(ScaleBuilds(c), ScaleLookups(c, bad, false)...)
+	}
+	ws := append(BuildWorkloads(c, BuildSets(c, size), ColdSets(c, size)), LookupWorkloads(LookupSets(c, size), bad)...)
+	if size == All {
+		ws = append(append(ws, ScaleBuilds(c)...), ScaleLookups(c, bad, true)...)
+	}
+	return ws
+}
+
+// EnvLong is the environment variable that, set to 1, lets go test run
+// the long workloads.
+const EnvLong = "BTI_LONG"
+
+// SkipReason says why go test skips w, or "" if it runs it: huge
+// workloads skip under -short (short), long ones unless BTI_LONG=1
+// (long).
+func (w Workload) SkipReason(short, long bool) string {
+	switch {
+	case w.Huge && short:
+		return "a million keys or more: skipped under -short"
+	case w.Long && !long:
+		return "10^8 keys (minutes, a 2 GB cached index file): set " + EnvLong + "=1 to run"
+	}
+	return ""
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/keystsv"
+	"github.com/bti-go/bti/internal/sortedkeys"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -101,7 +102,20 @@ type Set struct {
 	Seed int64
 	// Huge sets (a million keys) are skipped under go test -short.
 	Huge bool
-	load func() (*Keys, error)
+	// Long sets (10^8 keys) run in go test only under BTI_LONG=1.
+	Long bool
+	// Gen, if not nil, generates the set key by key (a streamed set): it
+	// is never held in memory, so Keys fails and only the workloads that
+	// stream it (build-stream, lookups on its cached index file) run on
+	// it.
+	Gen *sortedkeys.Set
+	// IndexPath, if not empty, is an existing index of the set, whose
+	// keys keysPath lists (bti bench --index --in): lookups run on that
+	// file and sample their probes from keysPath, which is never loaded.
+	IndexPath string
+	keysPath  string
+	part      partitioner.Partitioner
+	load      func() (*Keys, error)
 
 	once sync.Once
 	ks   *Keys
@@ -115,6 +129,10 @@ type Set struct {
 // Keys loads the set (once) and returns it.
 func (s *Set) Keys() (*Keys, error) {
 	s.once.Do(func() {
+		if s.load == nil {
+			s.err = &NotInMemoryError{Set: jmhstyle.Benchmark{Params: s.Params}.ID()}
+			return
+		}
 		s.ks, s.err = s.load()
 		if s.err == nil && len(s.ks.Keys) == 0 {
 			s.err = errors.New("the key set is empty")
@@ -129,10 +147,23 @@ func (s *Set) info() []jmhstyle.Param {
 	if s.Seed >= 0 {
 		out = append(out, jmhstyle.Param{Key: "seed", Value: strconv.FormatInt(s.Seed, 10)})
 	}
-	if ks, err := s.Keys(); err == nil {
-		out = append(out, jmhstyle.Param{Key: "keys-sha256", Value: ks.SHA256})
+	switch {
+	case s.Gen != nil:
+		out = append(out, jmhstyle.Param{Key: "generator", Value: sortedkeys.Version})
+	case s.load != nil:
+		if ks, err := s.Keys(); err == nil {
+			out = append(out, jmhstyle.Param{Key: "keys-sha256", Value: ks.SHA256})
+		}
 	}
 	return out
+}
+
+// NotInMemoryError is returned by Keys for a set that is streamed from a
+// generator or a file and is, on purpose, never held in memory.
+type NotInMemoryError struct{ Set string }
+
+func (e *NotInMemoryError) Error() string {
+	return "workload: set " + e.Set + " is streamed, never held in memory: only streaming workloads run on it"
 }
 
 // Catalog hands out sets, one per parameter combination, so workloads on

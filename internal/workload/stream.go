@@ -1,0 +1,150 @@
+package workload
+
+import (
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/bti-go/bti/internal/sortedkeys"
+	"github.com/bti-go/bti/jmhstyle"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+)
+
+// SetMurmurSorted16 names the streamed sets ("set" parameter): 16-byte
+// Murmur3 keys from internal/sortedkeys, generated in order, never held.
+const SetMurmurSorted16 = "murmur3-sorted16"
+
+// StreamSeed seeds the streamed sets. Changing it changes every number
+// measured on them and the name of their cached index files.
+const StreamSeed = 1
+
+// ScaleBuildSizes and ScaleLookupSizes are the streamed set sizes of the
+// scale benchmarks (--size huge): the cost curve of builds and lookups
+// far beyond what fits in memory as a key list.
+var (
+	ScaleBuildSizes  = []int{1_000_000, 10_000_000, 100_000_000}
+	ScaleLookupSizes = []int{10_000_000, 100_000_000}
+)
+
+// LongKeys is the size from which a streamed set runs in go test only
+// under BTI_LONG=1.
+const LongKeys = 100_000_000
+
+// Streamed returns the streamed set of n keys. Its parameters are keys
+// and set.
+func (c *Catalog) Streamed(n int) *Set {
+	params := []jmhstyle.Param{{Key: "keys", Value: strconv.Itoa(n)}, {Key: "set", Value: SetMurmurSorted16}}
+	s := c.set(params, n, StreamSeed, n >= 1_000_000, nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.Gen == nil {
+		s.Gen = &sortedkeys.Set{Count: n, Seed: StreamSeed}
+		s.Long = n >= LongKeys
+		s.part = partitioner.Murmur3
+	}
+	return s
+}
+
+// countingSink discards what the builder writes and counts it, so a
+// build of any size holds nothing of the index.
+type countingSink struct{ n int64 }
+
+func (w *countingSink) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// heapSampleKeys is how often (in keys) build-stream samples the heap: at
+// about 100 ns a key, every 6 ms, cheap against the 65,536 AddEntry calls
+// between samples, and often enough to see a growth that is linear in the
+// keys long before the end.
+const heapSampleKeys = 1 << 16
+
+// heapObjects reads the bytes of heap objects, live or not yet swept
+// (runtime/metrics, no stop-the-world), into s.
+func heapObjects(s []metrics.Sample) uint64 {
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// BuildStream measures building a whole index of a streamed set: every
+// iteration is one op(1) (single shot) that adds all Count keys, as the
+// generator yields them, with AddEntry to a fresh (Reset) builder and
+// calls Complete, writing into a sink that only counts bytes; ns/op is per
+// key (OpsPerInvocation is Count) and includes the generator's cost
+// (sortedkeys.BenchmarkKey, about a tenth of it) and Complete. Nothing
+// held grows with the set, so what the heap holds is the builder's own.
+//
+// Info adds index-bytes and two peaks, over all iterations:
+// peak-heap-bytes, the largest rise of runtime/metrics
+// /memory/classes/heap/objects:bytes over its value at the start of the
+// build, sampled every 65,536 keys and after Complete (an upper bound on
+// what the builder holds: garbage counts until it is swept), and, on
+// Linux, peak-rss-bytes and rss-before-bytes, the kernel's resident-set
+// high-water mark (reset at the start of the build) and the resident set
+// then.
+func BuildStream(set *Set) jmhstyle.Benchmark {
+	var indexBytes, peakHeap, rssBefore, peakRSS atomic.Int64
+	gen := set.Gen
+	return jmhstyle.Benchmark{
+		Name:             "build-stream",
+		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		SingleShot:       true,
+		OpsPerInvocation: set.Count,
+		Setup: func() (func(n int), func(), error) {
+			if err := gen.Check(); err != nil {
+				return nil, nil, err
+			}
+			opts := partitionindex.Options{Partitioner: partitioner.Murmur3}
+			sink := &countingSink{}
+			b := partitionindex.NewBuilder(sink, opts)
+			samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			var raw [sortedkeys.KeyLen]byte
+			op := func(int) {
+				sink.n = 0
+				b.Reset(sink, opts)
+				before, rssOK := resetPeakRSS()
+				base := heapObjects(samples)
+				peak := base
+				for i := range gen.Count {
+					k := gen.Key(i, &raw)
+					if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
+						panic(err) // the generator's keys increase: a bug
+					}
+					if i%heapSampleKeys == heapSampleKeys-1 {
+						peak = max(peak, heapObjects(samples))
+					}
+				}
+				if _, err := b.Complete(); err != nil {
+					panic(err)
+				}
+				peak = max(peak, heapObjects(samples))
+				indexBytes.Store(sink.n)
+				if rise := int64(peak - base); rise > peakHeap.Load() {
+					peakHeap.Store(rise)
+				}
+				if rssOK {
+					if p, ok := readStatusBytes("VmHWM:"); ok && p > peakRSS.Load() {
+						rssBefore.Store(before)
+						peakRSS.Store(p)
+					}
+				}
+			}
+			return op, nil, nil
+		},
+		Info: func() []jmhstyle.Param {
+			info := set.info()
+			for _, m := range []struct {
+				key string
+				v   *atomic.Int64
+			}{{"index-bytes", &indexBytes}, {"peak-heap-bytes", &peakHeap}, {"rss-before-bytes", &rssBefore}, {"peak-rss-bytes", &peakRSS}} {
+				if n := m.v.Load(); n > 0 || m.key == "peak-heap-bytes" {
+					info = append(info, jmhstyle.Param{Key: m.key, Value: strconv.FormatInt(n, 10)})
+				}
+			}
+			return info
+		},
+	}
+}
