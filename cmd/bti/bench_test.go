@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -161,4 +162,61 @@ func TestBenchForks(t *testing.T) {
 	stdout, err = cmd.Output()
 	require.NoError(t, err)
 	assert.Contains(t, string(stdout), "scratch")
+}
+
+// TestBenchIndexFile runs the lookups on an existing index with its own
+// keys.tsv, cold ones included, and checks the names and that no
+// binary-search baseline (which would load every key) runs.
+func TestBenchIndexFile(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	r := bti(append([]string{"bench", "--benchmark", "lookup", "--index", c.db, "--in", c.keys, "--cold", "--format", "json"}, tiny...)...)
+	requireCode(t, 0, r)
+	count := map[string]int{}
+	for _, b := range parseBenchJSON(t, r.stdout) {
+		count[b.Benchmark]++
+		assert.Equal(t, "1000", b.Params["keys"])
+	}
+	for _, name := range []string{"lookup-hit", "lookup-miss", "lookup-batch", "ceiling", "lookup-hit-cold", "lookup-miss-cold", "ceiling-cold", "lookup-batch-cold"} {
+		assert.Positive(t, count[name], name)
+	}
+	assert.Zero(t, count["binary-search-hit"])
+}
+
+// TestBenchIndexForeignKeys: a keys.tsv with a key the index lacks is
+// refused, naming the line, before anything is measured.
+func TestBenchIndexForeignKeys(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	entries, err := keystsv.ReadFile(c.keys)
+	require.NoError(t, err)
+	var tsv []byte
+	for i, e := range entries {
+		if i == 700 {
+			tsv = keystsv.AppendLine(tsv, []byte("not a key of the index"), 5)
+		}
+		tsv = keystsv.AppendLine(tsv, e.Key, e.Pos)
+	}
+	keys := filepath.Join(t.TempDir(), "keys.tsv")
+	writeFile(t, keys, string(tsv))
+	r := bti(append([]string{"bench", "--benchmark", "lookup", "--index", c.db, "--in", keys}, tiny...)...)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "keys.tsv line 701: key 6e6f742061206b6579206f662074686520696e646578 is not in ")
+	assert.Empty(t, r.stdout)
+}
+
+func TestBenchScaleFlags(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--index", c.db}, "--index needs --in"},
+		{[]string{"--index", c.db, "--in", c.keys, "--benchmark", "build"}, "--benchmark lookup"},
+		{[]string{"--cold"}, "--cold needs an index file"},
+		{[]string{"--size", "huge", "--in", c.keys}, "--size huge runs on generated sets"},
+		{[]string{"--size", "enormous"}, "want small, default or huge"},
+	} {
+		r := bti(append([]string{"bench"}, tc.args...)...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.want, tc.args)
+	}
 }

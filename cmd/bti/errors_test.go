@@ -48,7 +48,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bench", "--format", "xml"}, `--format "xml"`},
 		{[]string{"bench", "--iterations", "0"}, "--iterations 0"},
 		{[]string{"bench", "--warmup", "-1"}, "--warmup -1"},
-		{[]string{"bench", "--size", "huge"}, `--size "huge"`},
+		{[]string{"bench", "--size", "enormous"}, `--size "enormous"`},
 		{[]string{"demo", "--count", "0"}, "--count 0"},
 	} {
 		t.Run(tc.msg, func(t *testing.T) {

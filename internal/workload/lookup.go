@@ -102,6 +102,14 @@ func newLookupData(s *Set) (*lookupData, error) {
 	return lk, nil
 }
 
+// CheckLookups builds the set's lookup fixture (index and probes) now, so
+// its error (*NotInIndexError for an index file whose keys.tsv is not its
+// own) comes before any benchmark runs. The fixture is then shared.
+func (s *Set) CheckLookups() error {
+	_, err := s.lookup()
+	return err
+}
+
 // LookupProbes returns the probes the lookup workloads on s use: the
 // present keys in probe order with their positions, and the sorted
 // byte-comparable encodings of all keys. Baselines that live outside this
