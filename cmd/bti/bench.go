@@ -108,6 +108,9 @@ built nor loaded: one streaming pass reservoir-samples 262,144 probes, each
 of which must be in the index at its line's position (else the error names
 the line; with fewer keys every line is checked); misses are sampled keys
 with one random byte appended, and a second pass drops any keys.tsv holds.
+Every fork process samples again (two passes over keys.tsv each, about
+13 processes with --cold): on a large keys.tsv, --forks 0 reads it twice
+in all.
 --cold (with --size huge or --index) adds the cold lookups.
 --run keeps only the benchmarks whose ID (name/param=value/...) matches.
 

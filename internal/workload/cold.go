@@ -72,9 +72,10 @@ func (st *coldState) evictAndOpen() error {
 // from the page cache (posix_fadvise DONTNEED) and reopened; the
 // iteration then performs ColdOps lookups of the next probes, so the
 // device serves every page below the levels Open reads. The mapping of a
-// closed Index is gone, so nothing of this process pins the pages,
-// except a warm workload's mapping of the same file in the same process
-// (bti bench --forks 0): resident-pages-after-open in Info shows it.
+// closed Index is gone, and the warm lookups unmap theirs when torn down
+// (lookupData.reader), so nothing of this process pins the pages; another
+// process's mapping of the file would, and resident-pages-after-open in
+// Info shows it.
 //
 // Info adds major-faults-per-op, the major page faults
 // (getrusage RUSAGE_SELF ru_majflt, read before and after the lookups of

@@ -124,7 +124,8 @@ func writeIndex(path string, gen *sortedkeys.Set) error {
 }
 
 // newStreamLookup is the lookup fixture of a streamed set: its cached
-// index file, mapped, and probes regenerated from the generator by index,
+// index file (each workload thread maps its own, see lookupData.reader)
+// and probes regenerated from the generator by index,
 // so nothing but the probes is held. Hits are the keys at MaxProbes
 // random indexes; misses are sortedkeys.Miss of the same indexes, absent
 // by construction (a token strictly between two neighbours').
@@ -137,13 +138,9 @@ func newStreamLookup(s *Set) (*lookupData, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
-	if err != nil {
-		return nil, err
-	}
 	n := min(gen.Count, MaxProbes)
 	rng := mrand.New(mrand.NewPCG(ProbeSeed1, ProbeSeed2))
-	lk := &lookupData{ix: ix, path: path, part: partitioner.Murmur3}
+	lk := &lookupData{path: path, part: partitioner.Murmur3}
 	arena := make([]byte, 2*n*sortedkeys.KeyLen)
 	var raw [sortedkeys.KeyLen]byte
 	for range n {
@@ -218,8 +215,8 @@ type sampled struct {
 	line int
 }
 
-// newFileLookup is the lookup fixture of an existing index: the file,
-// mapped, and MaxProbes keys reservoir-sampled (Algorithm R) from keys.tsv
+// newFileLookup is the lookup fixture of an existing index: the file
+// (each workload thread maps its own) and MaxProbes keys reservoir-sampled (Algorithm R) from keys.tsv
 // in one streaming pass, then shuffled, so only the sample is held.
 // Every sampled key must be in the index at its line's position, else
 // *NotInIndexError names the line: with up to MaxProbes keys that is
@@ -254,10 +251,13 @@ func newFileLookup(s *Set) (*lookupData, error) {
 		return nil, err
 	}
 	rng.Shuffle(len(res), func(i, j int) { res[i], res[j] = res[j], res[i] })
-	lk := &lookupData{ix: ix, path: s.IndexPath, part: s.part}
+	// The probes are checked through this mapping, which is then closed:
+	// the pages it touched must not stay pinned, or the cold lookups could
+	// not evict them.
+	defer ix.Close()
+	lk := &lookupData{path: s.IndexPath, part: s.part}
 	rd, err := ix.OpenReader()
 	if err != nil {
-		ix.Close()
 		return nil, err
 	}
 	defer rd.Close()
@@ -267,11 +267,9 @@ func newFileLookup(s *Set) (*lookupData, error) {
 		k := s.part.Decorate(e.raw)
 		pos, ok, err := rd.Get(&k)
 		if err != nil {
-			ix.Close()
 			return nil, err
 		}
 		if !ok || pos != e.pos {
-			ix.Close()
 			return nil, &NotInIndexError{Keys: s.keysPath, Index: s.IndexPath, Line: e.line, Key: e.raw, Found: ok, Pos: pos, Want: e.pos}
 		}
 		lk.hits = append(lk.hits, k)
@@ -289,7 +287,6 @@ func newFileLookup(s *Set) (*lookupData, error) {
 		}
 	})
 	if err != nil {
-		ix.Close()
 		return nil, err
 	}
 	for i, m := range misses {

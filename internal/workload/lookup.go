@@ -24,9 +24,9 @@ const MaxProbes = 1 << 18
 // alongside, so a hit and a miss cost the same memory traffic outside the
 // index.
 type lookupData struct {
-	ks     *Keys // nil for a streamed set or an index file
-	ix     *partitionindex.Index
-	path   string // the index file, if it is one (cold lookups reopen it)
+	ks     *Keys                 // nil for a streamed set or an index file
+	ix     *partitionindex.Index // the index in memory; nil for an index file
+	path   string                // the index file, if it is one
 	part   partitioner.Partitioner
 	hits   []partitioner.Key // present keys in random order
 	hitPos []int64           // their positions
@@ -110,6 +110,31 @@ func (s *Set) CheckLookups() error {
 	return err
 }
 
+// reader opens a Reader on the index and returns it with what closes it.
+// An index file is mapped anew for each caller and unmapped by the
+// closer, so once a workload's threads are torn down no mapping of this
+// process pins the file's pages, and a later cold workload in the same
+// process (bti bench --forks 0) can evict them.
+func (lk *lookupData) reader() (*partitionindex.Reader, func(), error) {
+	if lk.path == "" {
+		rd, err := lk.ix.OpenReader()
+		if err != nil {
+			return nil, nil, err
+		}
+		return rd, func() { _ = rd.Close() }, nil
+	}
+	ix, err := partitionindex.Open(lk.path, partitionindex.OpenOptions{Partitioner: lk.part})
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := ix.OpenReader()
+	if err != nil {
+		_ = ix.Close()
+		return nil, nil, err
+	}
+	return rd, func() { _ = rd.Close(); _ = ix.Close() }, nil
+}
+
 // LookupProbes returns the probes the lookup workloads on s use: the
 // present keys in probe order with their positions, and the sorted
 // byte-comparable encodings of all keys. Baselines that live outside this
@@ -176,12 +201,12 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 				if err != nil {
 					return nil, nil, err
 				}
-				rd, err := lk.ix.OpenReader()
+				rd, closeReader, err := lk.reader()
 				if err != nil {
 					return nil, nil, err
 				}
 				start := int(threadSeq.Add(1) * 7919)
-				return body(lk, rd, start), func() { _ = rd.Close() }, nil
+				return body(lk, rd, start), closeReader, nil
 			},
 			Info: info,
 		}
