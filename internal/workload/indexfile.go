@@ -183,11 +183,9 @@ func (c *Catalog) Indexed(indexPath, keysPath string, p partitioner.Partitioner)
 		{Key: "set", Value: filepath.Base(keysPath)},
 		{Key: "partitioner", Value: p.String()},
 	}
-	s := c.set(params, int(n), -1, false, nil)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s.IndexPath, s.keysPath, s.part = indexPath, keysPath, p
-	return s, nil
+	return c.set(params, int(n), -1, false, func(s *Set) {
+		s.IndexPath, s.keysPath, s.part = indexPath, keysPath, p
+	}), nil
 }
 
 // NotInIndexError reports a sampled line of keys.tsv whose key the index

@@ -36,15 +36,11 @@ const LongKeys = 100_000_000
 // and set.
 func (c *Catalog) Streamed(n int) *Set {
 	params := []jmhstyle.Param{{Key: "keys", Value: strconv.Itoa(n)}, {Key: "set", Value: SetMurmurSorted16}}
-	s := c.set(params, n, StreamSeed, n >= 1_000_000, nil)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s.Gen == nil {
+	return c.set(params, n, StreamSeed, n >= 1_000_000, func(s *Set) {
 		s.Gen = &sortedkeys.Set{Count: n, Seed: StreamSeed}
 		s.Long = n >= LongKeys
 		s.part = partitioner.Murmur3
-	}
-	return s
+	})
 }
 
 // countingSink discards what the builder writes and counts it, so a

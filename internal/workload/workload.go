@@ -183,29 +183,34 @@ func (c *Catalog) Generated(cfg keygen.Config, name string) *Set {
 	if cfg.PrefixBytes > 0 || cfg.Partitioner == partitioner.ByteOrdered {
 		params = append(params, jmhstyle.Param{Key: "prefix", Value: strconv.Itoa(cfg.PrefixBytes)})
 	}
-	return c.set(params, cfg.Count, int64(cfg.Seed), cfg.Count >= 1_000_000, func() (*Keys, error) {
-		keys, err := cfg.Keys()
-		if err != nil {
-			return nil, err
+	return c.set(params, cfg.Count, int64(cfg.Seed), cfg.Count >= 1_000_000, func(s *Set) {
+		s.load = func() (*Keys, error) {
+			keys, err := cfg.Keys()
+			if err != nil {
+				return nil, err
+			}
+			return NewKeys(keys, keygen.Positions(len(keys), cfg.Seed)), nil
 		}
-		return NewKeys(keys, keygen.Positions(len(keys), cfg.Seed)), nil
 	})
 }
 
 // Loaded returns a set with the given parameters made of ks (bti bench
 // --in reads a keys.tsv).
 func (c *Catalog) Loaded(params []jmhstyle.Param, ks *Keys) *Set {
-	return c.set(params, len(ks.Keys), -1, false, func() (*Keys, error) { return ks, nil })
+	return c.set(params, len(ks.Keys), -1, false, func(s *Set) { s.load = func() (*Keys, error) { return ks, nil } })
 }
 
-func (c *Catalog) set(params []jmhstyle.Param, count int, seed int64, huge bool, load func() (*Keys, error)) *Set {
+// set returns the set of params, creating it with init (which says where
+// its keys come from) if the catalog has none yet.
+func (c *Catalog) set(params []jmhstyle.Param, count int, seed int64, huge bool, init func(*Set)) *Set {
 	id := jmhstyle.Benchmark{Params: params}.ID()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.sets[id]; ok {
 		return s
 	}
-	s := &Set{Params: params, Count: count, Seed: seed, Huge: huge, load: load}
+	s := &Set{Params: params, Count: count, Seed: seed, Huge: huge}
+	init(s)
 	c.sets[id] = s
 	return s
 }
