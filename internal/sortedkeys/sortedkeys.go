@@ -5,10 +5,11 @@
 //
 // Key i of a set of n has the token
 //
-//	MinInt64 + 1 + i*w + r(i) mod w,   w = (2^64 - 1) / n
+//	MinInt64 + 1 + i*w + floor(r(i) * w / 2^64),   w = floor((2^64 - 1) / n)
 //
 // (one uniformly random token in each of n equal strata of the token
-// range, r a seeded 64-bit mix of i), so tokens strictly increase with i
+// range, r a seeded 64-bit mix of i, scaled by a multiply rather than a
+// division: key i costs a few multiplies), so tokens strictly increase with i
 // and no two keys share one. Its raw key is the 16 bytes whose
 // MurmurHash3 x64_128 (seed 0, Cassandra's Hash3x64_128) has that token
 // as h1 and a random h2: for a 16-byte input every step of the hash is a
@@ -34,15 +35,17 @@ import (
 // Version names the generator: the tokens, raw keys and positions it
 // yields for a given (Count, Seed). It is part of every cache file name
 // derived from a set; change it whenever any of them changes.
-const Version = "sortedkeys-v1"
+const Version = "sortedkeys-v2"
 
 // KeyLen is the length of every generated raw key.
 const KeyLen = 16
 
-// Set describes a generated set of Count keys.
+// Set is a generated set of keys. Its methods are pure functions of the
+// index: safe for concurrent use, and nothing is stored per key.
 type Set struct {
-	Count int
-	Seed  uint64
+	count int
+	seed  uint64
+	width uint64 // the size of each key's token stratum
 }
 
 // CountError reports a set size the generator cannot produce.
@@ -52,30 +55,41 @@ func (e *CountError) Error() string {
 	return fmt.Sprintf("sortedkeys: set of %d keys: want 1 to 2^62", e.Count)
 }
 
-// Check reports whether s can be generated.
-func (s Set) Check() error {
-	if s.Count < 1 || s.Count > 1<<62 {
-		return &CountError{Count: s.Count}
+// New returns the set of count keys generated from seed. count must be 1
+// to 2^62, so every stratum holds at least three tokens (room for a miss
+// between neighbours).
+func New(count int, seed uint64) (*Set, error) {
+	if count < 1 || count > 1<<62 {
+		return nil, &CountError{Count: count}
 	}
-	return nil
+	return &Set{count: count, seed: seed, width: math.MaxUint64 / uint64(count)}, nil
 }
 
-// width is the size of each key's token stratum.
-func (s Set) width() uint64 { return math.MaxUint64 / uint64(s.Count) }
+// Count returns the number of keys.
+func (s *Set) Count() int { return s.count }
+
+// Seed returns the seed.
+func (s *Set) Seed() uint64 { return s.seed }
 
 // mix is splitmix64's finaliser over the seed, the index and a stream
 // number, so the token, h2 and position draws of one key are independent.
-func (s Set) mix(i int, stream uint64) uint64 {
-	z := s.Seed ^ (uint64(i)*0x9e3779b97f4a7c15 + stream*0xd1b54a32d192ed03)
+func (s *Set) mix(i int, stream uint64) uint64 {
+	z := s.seed ^ (uint64(i)*0x9e3779b97f4a7c15 + stream*0xd1b54a32d192ed03)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
 
+// below maps a uniform 64-bit r to [0, n) by the high word of r*n
+// (Lemire's multiply-shift): no division, and uniform to within n/2^64.
+func below(r, n uint64) uint64 {
+	hi, _ := bits.Mul64(r, n)
+	return hi
+}
+
 // offset is key i's token as an unsigned distance from MinInt64+1.
-func (s Set) offset(i int) uint64 {
-	w := s.width()
-	return uint64(i)*w + s.mix(i, 0)%w
+func (s *Set) offset(i int) uint64 {
+	return uint64(i)*s.width + below(s.mix(i, 0), s.width)
 }
 
 // tokenAt maps an offset to a token: offsets 0..2^64-2 are the tokens
@@ -83,14 +97,14 @@ func (s Set) offset(i int) uint64 {
 // MinInt64 only to the empty key).
 func tokenAt(off uint64) int64 { return int64(off + (1<<63 + 1)) }
 
-// Token returns the token of key i (0 <= i < Count).
-func (s Set) Token(i int) int64 { return tokenAt(s.offset(i)) }
+// Token returns the token of key i (0 <= i < Count()).
+func (s *Set) Token(i int) int64 { return tokenAt(s.offset(i)) }
 
 // Key writes the raw bytes of key i into raw and returns the decorated
 // key, which references raw. It equals partitioner.Murmur3.Decorate(raw[:])
 // field by field but skips the forward hash (the tests check the two
 // agree).
-func (s Set) Key(i int, raw *[KeyLen]byte) partitioner.Key {
+func (s *Set) Key(i int, raw *[KeyLen]byte) partitioner.Key {
 	return keyFor(s.Token(i), s.mix(i, 1), raw)
 }
 
@@ -102,24 +116,24 @@ func keyFor(token int64, h2 uint64, raw *[KeyLen]byte) partitioner.Key {
 // Pos returns the position of key i: a Rows.db offset that grows by 64 to
 // 127 bytes a key, as the row index entries of small partitions do, so
 // payload sizes grow with the set as in a real table.
-func (s Set) Pos(i int) int64 { return int64(i)*64 + int64(s.mix(i, 2)%64) }
+func (s *Set) Pos(i int) int64 { return int64(i)*64 + int64(s.mix(i, 2)&63) }
 
 // Miss writes into raw a key that is not in the set, whose token lies
 // strictly between the tokens of keys i and i+1 (above the last key's
-// for i = Count-1), and returns it decorated. ok is false when there is
+// for i = Count()-1), and returns it decorated. ok is false when there is
 // no such token (the two keys' tokens are adjacent, or i is the last key
 // and its token is MaxInt64). Absence follows from the token alone:
 // every key of the set has its own stratum's token.
-func (s Set) Miss(i int, raw *[KeyLen]byte) (k partitioner.Key, ok bool) {
+func (s *Set) Miss(i int, raw *[KeyLen]byte) (k partitioner.Key, ok bool) {
 	lo := s.offset(i)
 	hi := uint64(math.MaxUint64) // one past the largest offset, MaxInt64's
-	if i+1 < s.Count {
+	if i+1 < s.count {
 		hi = s.offset(i + 1)
 	}
 	if hi-lo < 2 {
 		return partitioner.Key{}, false
 	}
-	mid := lo + 1 + s.mix(i, 3)%(hi-lo-1)
+	mid := lo + 1 + below(s.mix(i, 3), hi-lo-1)
 	return keyFor(tokenAt(mid), s.mix(i, 4), raw), true
 }
 

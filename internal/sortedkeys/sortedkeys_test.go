@@ -50,10 +50,10 @@ func TestInvertCoversHighBytes(t *testing.T) {
 // TestKeyIsDecorated checks that Key's fields are what Decorate computes
 // from its raw bytes, so the builder sees genuine Murmur3 keys.
 func TestKeyIsDecorated(t *testing.T) {
-	for _, s := range []Set{{Count: 1, Seed: 3}, {Count: 1000, Seed: 1}, {Count: 100_000_000, Seed: 1}, {Count: 1 << 62, Seed: 9}} {
+	for _, s := range sets(t, [][2]int{{1, 3}, {1000, 1}, {100_000_000, 1}, {1 << 62, 9}}) {
 		var raw [KeyLen]byte
-		for _, i := range []int{0, 1, s.Count / 2, s.Count - 2, s.Count - 1} {
-			if i < 0 || i >= s.Count {
+		for _, i := range []int{0, 1, s.Count() / 2, s.Count() - 2, s.Count() - 1} {
+			if i < 0 || i >= s.Count() {
 				continue
 			}
 			got := s.Key(i, &raw)
@@ -76,11 +76,11 @@ func TestKeyIsDecorated(t *testing.T) {
 // duplicates), that every miss falls strictly between its neighbours, and
 // the extreme tokens.
 func TestStreamIsStrictlyIncreasing(t *testing.T) {
-	for _, s := range []Set{{Count: 1, Seed: 1}, {Count: 2, Seed: 5}, {Count: 200_000, Seed: 1}, {Count: 1 << 20, Seed: 7}} {
+	for _, s := range sets(t, [][2]int{{1, 1}, {2, 5}, {200_000, 1}, {1 << 20, 7}}) {
 		var prevRaw, raw, missRaw [KeyLen]byte
 		var prev partitioner.Key
 		misses := 0
-		for i := range s.Count {
+		for i := range s.Count() {
 			k := s.Key(i, &raw)
 			if k.Token == math.MinInt64 {
 				t.Fatalf("set %+v key %d has the empty key's token", s, i)
@@ -100,46 +100,60 @@ func TestStreamIsStrictlyIncreasing(t *testing.T) {
 			prev = k
 			prev.Raw = prevRaw[:]
 		}
-		if m, ok := s.Miss(s.Count-1, &missRaw); ok && m.Token <= prev.Token {
+		if m, ok := s.Miss(s.Count()-1, &missRaw); ok && m.Token <= prev.Token {
 			t.Fatalf("set %+v: last miss %d is not above the last key %d", s, m.Token, prev.Token)
 		}
-		if s.Count > 1 && misses < s.Count/2 {
+		if s.Count() > 1 && misses < s.Count()/2 {
 			t.Errorf("set %+v: only %d misses", s, misses)
 		}
 	}
 }
 
-func TestCheck(t *testing.T) {
+// sets returns the sets of the given (count, seed) pairs.
+func sets(t *testing.T, params [][2]int) []*Set {
+	t.Helper()
+	var out []*Set
+	for _, p := range params {
+		s, err := New(p[0], uint64(p[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestNewRefusesCounts(t *testing.T) {
 	for _, n := range []int{0, -1, 1<<62 + 1} {
 		var ce *CountError
-		if err := (Set{Count: n}).Check(); !errors.As(err, &ce) || ce.Count != n {
-			t.Errorf("Check of %d keys: %v", n, err)
+		if _, err := New(n, 1); !errors.As(err, &ce) || ce.Count != n {
+			t.Errorf("New of %d keys: %v", n, err)
 		}
-	}
-	if err := (Set{Count: 1}).Check(); err != nil {
-		t.Error(err)
 	}
 }
 
 func TestPosIncreases(t *testing.T) {
-	s := Set{Count: 10_000, Seed: 1}
-	for i := 1; i < s.Count; i++ {
+	s := sets(t, [][2]int{{10_000, 1}})[0]
+	for i := 1; i < s.Count(); i++ {
 		if s.Pos(i) <= s.Pos(i-1) {
 			t.Fatalf("Pos(%d) = %d <= Pos(%d) = %d", i, s.Pos(i), i-1, s.Pos(i-1))
 		}
 	}
 }
 
-// BenchmarkKey is the generator's own cost, included in the build-stream
-// workloads' ns/key.
+// BenchmarkKey is the generator's own cost per key (Key and Pos), which
+// the build-stream workloads' ns/key includes.
 func BenchmarkKey(b *testing.B) {
-	s := Set{Count: 100_000_000, Seed: 1}
+	s, err := New(100_000_000, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var raw [KeyLen]byte
 	var sink int64
 	i := 0
 	for b.Loop() {
-		sink += s.Key(i, &raw).Token
-		if i++; i == s.Count {
+		sink += s.Key(i, &raw).Token + s.Pos(i)
+		if i++; i == s.Count() {
 			i = 0
 		}
 	}

@@ -45,7 +45,7 @@ func CacheDir() (string, error) {
 // cacheName is the file name of gen's cached index: generator version,
 // size, seed and layout, so a file is reused only for exactly its keys.
 func cacheName(gen *sortedkeys.Set) string {
-	return fmt.Sprintf("%s-keys%d-seed%d-%s.Partitions.db", sortedkeys.Version, gen.Count, gen.Seed, indexLayout)
+	return fmt.Sprintf("%s-keys%d-seed%d-%s.Partitions.db", sortedkeys.Version, gen.Count(), gen.Seed(), indexLayout)
 }
 
 // cachedIndex returns the path of gen's index file in the cache, building
@@ -92,7 +92,7 @@ func isIndexOf(path string, gen *sortedkeys.Set) (bool, error) {
 	defer ix.Close()
 	var raw [sortedkeys.KeyLen]byte
 	first := gen.Key(0, &raw)
-	return ix.Count() == int64(gen.Count) && bytes.Equal(ix.FirstKey(), first.Raw), nil
+	return ix.Count() == int64(gen.Count()) && bytes.Equal(ix.FirstKey(), first.Raw), nil
 }
 
 func writeIndex(path string, gen *sortedkeys.Set) error {
@@ -103,7 +103,7 @@ func writeIndex(path string, gen *sortedkeys.Set) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	b := partitionindex.NewBuilder(w, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	var raw [sortedkeys.KeyLen]byte
-	for i := range gen.Count {
+	for i := range gen.Count() {
 		k := gen.Key(i, &raw)
 		if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
 			f.Close()
@@ -130,21 +130,21 @@ func writeIndex(path string, gen *sortedkeys.Set) error {
 // random indexes; misses are sortedkeys.Miss of the same indexes, absent
 // by construction (a token strictly between two neighbours').
 func newStreamLookup(s *Set) (*lookupData, error) {
-	gen := s.Gen
-	if err := gen.Check(); err != nil {
-		return nil, err
+	if s.genErr != nil {
+		return nil, s.genErr
 	}
+	gen := s.Gen
 	path, err := cachedIndex(gen)
 	if err != nil {
 		return nil, err
 	}
-	n := min(gen.Count, MaxProbes)
+	n := min(gen.Count(), MaxProbes)
 	rng := mrand.New(mrand.NewPCG(ProbeSeed1, ProbeSeed2))
 	lk := &lookupData{path: path, part: partitioner.Murmur3}
 	arena := make([]byte, 2*n*sortedkeys.KeyLen)
 	var raw [sortedkeys.KeyLen]byte
 	for range n {
-		i := rng.IntN(gen.Count)
+		i := rng.IntN(gen.Count())
 		k := gen.Key(i, &raw)
 		k.Raw = arena[:sortedkeys.KeyLen:sortedkeys.KeyLen]
 		copy(k.Raw, raw[:])

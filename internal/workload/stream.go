@@ -1,10 +1,13 @@
 package workload
 
 import (
+	"math"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/bti-go/bti/internal/sortedkeys"
 	"github.com/bti-go/bti/jmhstyle"
@@ -37,7 +40,7 @@ const LongKeys = 100_000_000
 func (c *Catalog) Streamed(n int) *Set {
 	params := []jmhstyle.Param{{Key: "keys", Value: strconv.Itoa(n)}, {Key: "set", Value: SetMurmurSorted16}}
 	return c.set(params, n, StreamSeed, n >= 1_000_000, func(s *Set) {
-		s.Gen = &sortedkeys.Set{Count: n, Seed: StreamSeed}
+		s.Gen, s.genErr = sortedkeys.New(n, StreamSeed)
 		s.Long = n >= LongKeys
 		s.part = partitioner.Murmur3
 	})
@@ -58,6 +61,22 @@ func (w *countingSink) Write(p []byte) (int, error) {
 // keys long before the end.
 const heapSampleKeys = 1 << 16
 
+// generatorCost returns the mean ns of Key and Pos over gen's first 2^20
+// keys (all of them if fewer): the part of build-stream's ns/key that is
+// not the builder's.
+func generatorCost(gen *sortedkeys.Set) uint64 {
+	n := min(gen.Count(), 1<<20)
+	var raw [sortedkeys.KeyLen]byte
+	var sum int64
+	start := time.Now()
+	for i := range n {
+		sum += gen.Key(i, &raw).Token ^ gen.Pos(i)
+	}
+	ns := float64(time.Since(start).Nanoseconds()) / float64(n)
+	runtime.KeepAlive(sum) // the keys must be computed, not optimised away
+	return math.Float64bits(ns)
+}
+
 // heapObjects reads the bytes of heap objects, live or not yet swept
 // (runtime/metrics, no stop-the-world), into s.
 func heapObjects(s []metrics.Sample) uint64 {
@@ -69,11 +88,14 @@ func heapObjects(s []metrics.Sample) uint64 {
 // iteration is one op(1) (single shot) that adds all Count keys, as the
 // generator yields them, with AddEntry to a fresh (Reset) builder and
 // calls Complete, writing into a sink that only counts bytes; ns/op is per
-// key (OpsPerInvocation is Count) and includes the generator's cost
-// (sortedkeys.BenchmarkKey, about a tenth of it) and Complete. Nothing
+// key (OpsPerInvocation is Count) and includes the generator's cost and
+// Complete. Nothing
 // held grows with the set, so what the heap holds is the builder's own.
 //
-// Info adds index-bytes and two peaks, over all iterations:
+// Info adds generator-ns-per-key, the generator's own cost per key (Key
+// and Pos of the first 2^20 keys, timed in Setup, so it can be subtracted:
+// the same machine, the same moment), index-bytes and two peaks, over
+// all iterations:
 // peak-heap-bytes, the largest rise of runtime/metrics
 // /memory/classes/heap/objects:bytes over its value at the start of the
 // build, sampled every 65,536 keys and after Complete (an upper bound on
@@ -83,6 +105,7 @@ func heapObjects(s []metrics.Sample) uint64 {
 // then.
 func BuildStream(set *Set) jmhstyle.Benchmark {
 	var indexBytes, peakHeap, rssBefore, peakRSS atomic.Int64
+	var genNs atomic.Uint64 // float64 bits
 	gen := set.Gen
 	return jmhstyle.Benchmark{
 		Name:             "build-stream",
@@ -90,9 +113,10 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 		SingleShot:       true,
 		OpsPerInvocation: set.Count,
 		Setup: func() (func(n int), func(), error) {
-			if err := gen.Check(); err != nil {
-				return nil, nil, err
+			if set.genErr != nil {
+				return nil, nil, set.genErr
 			}
+			genNs.Store(generatorCost(gen))
 			opts := partitionindex.Options{Partitioner: partitioner.Murmur3}
 			sink := &countingSink{}
 			b := partitionindex.NewBuilder(sink, opts)
@@ -104,7 +128,7 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 				before, rssOK := resetPeakRSS()
 				base := heapObjects(samples)
 				peak := base
-				for i := range gen.Count {
+				for i := range gen.Count() {
 					k := gen.Key(i, &raw)
 					if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
 						panic(err) // the generator's keys increase: a bug
@@ -139,6 +163,9 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 				if n := m.v.Load(); n > 0 || m.key == "peak-heap-bytes" {
 					info = append(info, jmhstyle.Param{Key: m.key, Value: strconv.FormatInt(n, 10)})
 				}
+			}
+			if ns := math.Float64frombits(genNs.Load()); ns > 0 {
+				info = append(info, jmhstyle.Param{Key: "generator-ns-per-key", Value: strconv.FormatFloat(ns, 'f', 1, 64)})
 			}
 			return info
 		},

@@ -115,7 +115,10 @@ func TestHugeSkippedUnderShort(t *testing.T) {
 func writeKeys(t *testing.T, n int) (keysPath, indexPath string) {
 	t.Helper()
 	dir := t.TempDir()
-	gen := sortedkeys.Set{Count: n, Seed: 3}
+	gen, err := sortedkeys.New(n, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var tsv []byte
 	f, err := os.Create(filepath.Join(dir, "Partitions.db"))
 	if err != nil {

@@ -108,7 +108,8 @@ type Set struct {
 	// is never held in memory, so Keys fails and only the workloads that
 	// stream it (build-stream, lookups on its cached index file) run on
 	// it.
-	Gen *sortedkeys.Set
+	Gen    *sortedkeys.Set
+	genErr error // why Gen is nil for a streamed set
 	// IndexPath, if not empty, is an existing index of the set, whose
 	// keys keysPath lists (bti bench --index --in): lookups run on that
 	// file and sample their probes from keysPath, which is never loaded.
