@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,11 +78,38 @@ func generatorCost(gen *sortedkeys.Set) uint64 {
 	return math.Float64bits(ns)
 }
 
-// heapObjects reads the bytes of heap objects, live or not yet swept
-// (runtime/metrics, no stop-the-world), into s.
-func heapObjects(s []metrics.Sample) uint64 {
-	metrics.Read(s)
-	return s[0].Value.Uint64()
+// heapMetrics are the two heap sizes build-stream samples (runtime/metrics,
+// no stop-the-world): the bytes of heap objects, live or not yet swept,
+// and the live heap as the last GC marked it.
+var heapMetrics = []string{"/memory/classes/heap/objects:bytes", "/gc/heap/live:bytes"}
+
+// heapPeaks tracks the largest values of heapMetrics.
+type heapPeaks struct {
+	samples               []metrics.Sample
+	objects, live         uint64 // peaks
+	baseObjects, baseLive uint64
+}
+
+func newHeapPeaks() *heapPeaks {
+	h := &heapPeaks{samples: make([]metrics.Sample, len(heapMetrics))}
+	for i, name := range heapMetrics {
+		h.samples[i].Name = name
+	}
+	return h
+}
+
+// start takes the baseline (the runner collected garbage just before the
+// iteration, so the live heap is then exact).
+func (h *heapPeaks) start() {
+	metrics.Read(h.samples)
+	h.baseObjects, h.baseLive = h.samples[0].Value.Uint64(), h.samples[1].Value.Uint64()
+	h.objects, h.live = h.baseObjects, h.baseLive
+}
+
+func (h *heapPeaks) sample() {
+	metrics.Read(h.samples)
+	h.objects = max(h.objects, h.samples[0].Value.Uint64())
+	h.live = max(h.live, h.samples[1].Value.Uint64())
 }
 
 // BuildStream measures building a whole index of a streamed set: every
@@ -94,17 +122,22 @@ func heapObjects(s []metrics.Sample) uint64 {
 //
 // Info adds generator-ns-per-key, the generator's own cost per key (Key
 // and Pos of the first 2^20 keys, timed in Setup, so it can be subtracted:
-// the same machine, the same moment), index-bytes and two peaks, over
-// all iterations:
-// peak-heap-bytes, the largest rise of runtime/metrics
-// /memory/classes/heap/objects:bytes over its value at the start of the
-// build, sampled every 65,536 keys and after Complete (an upper bound on
-// what the builder holds: garbage counts until it is swept), and, on
-// Linux, peak-rss-bytes and rss-before-bytes, the kernel's resident-set
-// high-water mark (reset at the start of the build) and the resident set
-// then.
+// the same machine, the same moment), index-bytes, and peaks over all
+// iterations, each a rise over its value at the start of a build, sampled
+// every 65,536 keys and after Complete (runtime/metrics):
+//
+//   - peak-heap-bytes, of /memory/classes/heap/objects:bytes: an upper
+//     bound on what the builder holds, since garbage counts until it is
+//     swept, so it reads up to the GC's 4 MB minimum heap target even
+//     for a builder that holds little;
+//   - peak-live-heap-bytes, of /gc/heap/live:bytes, the heap the last GC
+//     found live: what the builder holds as of each GC during the build
+//     (0 if it allocated too little to start one);
+//   - on Linux, peak-rss-bytes and rss-before-bytes, the kernel's
+//     resident-set high-water mark (reset at the start of the build) and
+//     the resident set then.
 func BuildStream(set *Set) jmhstyle.Benchmark {
-	var indexBytes, peakHeap, rssBefore, peakRSS atomic.Int64
+	var indexBytes, peakHeap, peakLive, rssBefore, peakRSS atomic.Int64
 	var genNs atomic.Uint64 // float64 bits
 	gen := set.Gen
 	return jmhstyle.Benchmark{
@@ -120,30 +153,32 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 			opts := partitionindex.Options{Partitioner: partitioner.Murmur3}
 			sink := &countingSink{}
 			b := partitionindex.NewBuilder(sink, opts)
-			samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			heap := newHeapPeaks()
 			var raw [sortedkeys.KeyLen]byte
 			op := func(int) {
 				sink.n = 0
 				b.Reset(sink, opts)
 				before, rssOK := resetPeakRSS()
-				base := heapObjects(samples)
-				peak := base
+				heap.start()
 				for i := range gen.Count() {
 					k := gen.Key(i, &raw)
 					if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
 						panic(err) // the generator's keys increase: a bug
 					}
 					if i%heapSampleKeys == heapSampleKeys-1 {
-						peak = max(peak, heapObjects(samples))
+						heap.sample()
 					}
 				}
 				if _, err := b.Complete(); err != nil {
 					panic(err)
 				}
-				peak = max(peak, heapObjects(samples))
+				heap.sample()
 				indexBytes.Store(sink.n)
-				if rise := int64(peak - base); rise > peakHeap.Load() {
+				if rise := int64(heap.objects - heap.baseObjects); rise > peakHeap.Load() {
 					peakHeap.Store(rise)
+				}
+				if rise := int64(heap.live - heap.baseLive); rise > peakLive.Load() {
+					peakLive.Store(rise)
 				}
 				if rssOK {
 					if p, ok := readStatusBytes("VmHWM:"); ok && p > peakRSS.Load() {
@@ -159,8 +194,8 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 			for _, m := range []struct {
 				key string
 				v   *atomic.Int64
-			}{{"index-bytes", &indexBytes}, {"peak-heap-bytes", &peakHeap}, {"rss-before-bytes", &rssBefore}, {"peak-rss-bytes", &peakRSS}} {
-				if n := m.v.Load(); n > 0 || m.key == "peak-heap-bytes" {
+			}{{"index-bytes", &indexBytes}, {"peak-heap-bytes", &peakHeap}, {"peak-live-heap-bytes", &peakLive}, {"rss-before-bytes", &rssBefore}, {"peak-rss-bytes", &peakRSS}} {
+				if n := m.v.Load(); n > 0 || strings.HasPrefix(m.key, "peak-") && m.key != "peak-rss-bytes" {
 					info = append(info, jmhstyle.Param{Key: m.key, Value: strconv.FormatInt(n, 10)})
 				}
 			}
