@@ -158,8 +158,8 @@ func runWorkload(b *testing.B, w workload.Workload, threads int) {
 // per operation, as bti bench reports it, and Info's byte counts become
 // metrics: B/op and allocs/op per operation too (MemStats deltas around
 // each op(1), so the cold lookups' evictions and reopens are not counted),
-// B/key from index-bytes, peak-heap-B, and the cold lookups'
-// major-faults/op.
+// B/key from index-bytes, peak-heap-B and peak-live-heap-B, and the cold
+// lookups' major-faults/op.
 func runSingleShot(b *testing.B, w workload.Workload) {
 	op, teardown, err := w.Setup()
 	if err != nil {
@@ -207,6 +207,8 @@ func runSingleShot(b *testing.B, w workload.Workload) {
 			b.ReportMetric(v/float64(w.OpsPerInvocation), "B/key")
 		case "peak-heap-bytes":
 			b.ReportMetric(v, "peak-heap-B")
+		case "peak-live-heap-bytes":
+			b.ReportMetric(v, "peak-live-heap-B")
 		case "major-faults-per-op":
 			b.ReportMetric(v, "major-faults/op")
 		}

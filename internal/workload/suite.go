@@ -18,7 +18,7 @@ type Workload struct {
 	// Huge workloads (a million keys) are skipped under go test -short.
 	Huge bool
 	// Long workloads (10^8 keys: minutes, and a cached index file of
-	// about 2 GB) run in go test only under BTI_LONG=1.
+	// about 1 GB) run in go test only under BTI_LONG=1.
 	Long bool
 	// Cold workloads are single-shot and must run in fresh processes, one
 	// measured iteration per process and no warmup.
@@ -201,7 +201,7 @@ func (w Workload) SkipReason(short, long bool) string {
 	case w.Huge && short:
 		return "a million keys or more: skipped under -short"
 	case w.Long && !long:
-		return "10^8 keys (minutes, a 2 GB cached index file): set " + EnvLong + "=1 to run"
+		return "10^8 keys (minutes, a 1 GB cached index file): set " + EnvLong + "=1 to run"
 	}
 	return ""
 }
