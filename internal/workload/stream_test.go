@@ -209,3 +209,36 @@ func TestIndexedRefusesForeignKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleNames pins the IDs of the scale workloads, as TestSuiteNames
+// does for the default suite.
+func TestScaleNames(t *testing.T) {
+	var bad atomic.Int64
+	seen := map[string]bool{}
+	for _, w := range Suite(NewCatalog(), All, &bad) {
+		seen[w.ID()] = true
+	}
+	huge := map[string]bool{}
+	for _, w := range Suite(NewCatalog(), Huge, &bad) {
+		huge[w.ID()] = true
+	}
+	for _, want := range []string{
+		"build-stream/keys=1000000/set=murmur3-sorted16/path=scratch",
+		"build-stream/keys=100000000/set=murmur3-sorted16/path=scratch",
+		"lookup-hit/keys=10000000/set=murmur3-sorted16",
+		"lookup-batch/keys=100000000/set=murmur3-sorted16",
+		"ceiling/keys=100000000/set=murmur3-sorted16",
+		"lookup-hit-cold/keys=100000000/set=murmur3-sorted16",
+		"lookup-miss-cold/keys=10000000/set=murmur3-sorted16",
+	} {
+		if !seen[want] {
+			t.Errorf("the go test suite lacks %s", want)
+		}
+		if !huge[want] && !strings.HasSuffix(strings.SplitN(want, "/", 2)[0], "-cold") {
+			t.Errorf("--size huge lacks %s", want)
+		}
+	}
+	if seen["binary-search-hit/keys=100000000/set=murmur3-sorted16"] {
+		t.Error("binary-search-hit on a streamed set")
+	}
+}
