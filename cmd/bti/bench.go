@@ -22,7 +22,7 @@ import (
 const benchUsage = `usage: bti bench [--benchmark build|lookup|all] [--size small|default|huge] [--run REGEXP]
                  [--in keys.tsv --partitioner P] [--forks N --warmup N --count N --iter-time D]
                  [--format text|json|csv|benchfmt]
-       bti bench --benchmark lookup --index Partitions.db --in keys.tsv [--partitioner P] [--cold] ...
+       bti bench --benchmark lookup --partitions Partitions.db --in keys.tsv [--partitioner P] [--cold] ...
        bti bench --size huge [--benchmark build|lookup] [--cold] ...
        bti bench --compare=BASE..CAND [--rounds N] [--out PREFIX] [--repo DIR] [bench flags]
        bti bench --compare [--rounds N] [--in keys.tsv ...]
@@ -106,7 +106,7 @@ Built-in key sets (--size):
            so the default 3 warmup + 6 iterations take minutes; building
            the 100M index file the first time took under a minute there.
 With --in, every benchmark runs on that key set instead.
-With --index and --in, the lookups run on that existing index file, whose
+With --partitions and --in, the lookups run on that existing index file, whose
 keys keys.tsv lists (decorated with --partitioner); the file is neither
 built nor loaded: one streaming pass reservoir-samples 262,144 probes, each
 of which must be in the index at its line's position (else the error names
@@ -115,7 +115,7 @@ with one random byte appended, and a second pass drops any keys.tsv holds.
 Every fork process samples again (two passes over keys.tsv each, about
 13 processes with --cold): on a large keys.tsv, --forks 0 reads it twice
 in all.
---cold (with --size huge or --index) adds the cold lookups.
+--cold (with --size huge or --partitions) adds the cold lookups.
 --run keeps only the benchmarks whose ID (name/param=value/...) matches.
 
 --compare=BASE..CAND (or --baseline REV --candidate REV) is the revision A/B
@@ -147,7 +147,7 @@ type benchOptions struct {
 	compare    compareFlag
 	rounds     int
 	lookupKeys int    // override of the lookup set size (tests); 0: by size
-	index      string // --index: benchmark lookups on this existing file
+	index      string // --partitions: benchmark lookups on this existing file
 	cold       bool   // --cold: add the cold lookups
 	rev        revOptions
 }
@@ -199,8 +199,8 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.rev.out, "out", "", "revision A/B: write PREFIX.csv and PREFIX.json (default bti-compare-BASE-CAND)")
 	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
 	fs.IntVar(&o.lookupKeys, "lookup-keys", 0, "size of the built-in lookup set (0: by --size)")
-	fs.StringVar(&o.index, "index", "", "benchmark lookups on this existing Partitions.db, whose keys --in lists")
-	fs.BoolVar(&o.cold, "cold", false, "add cold lookups (file evicted before every iteration); needs --size huge or --index")
+	partitionsFlagVar(fs, &o.index, "benchmark lookups on this existing Partitions.db, whose keys --in lists")
+	fs.BoolVar(&o.cold, "cold", false, "add cold lookups (file evicted before every iteration); needs --size huge or --partitions")
 	verbose := fs.Bool("v", false, "print progress to stderr (default when stderr is a terminal)")
 	err := parseCommand(fs, args, stdout)
 	if err != nil {
@@ -214,13 +214,13 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	}
 	switch {
 	case o.index != "" && o.in == "":
-		return nil, usagef("--index needs --in, the keys.tsv that lists its keys")
+		return nil, usagef("--partitions needs --in, the keys.tsv that lists its keys")
 	case o.index != "" && o.which == "build":
-		return nil, usagef("--index benchmarks lookups on an existing file: --benchmark lookup")
+		return nil, usagef("--partitions benchmarks lookups on an existing file: --benchmark lookup")
 	case o.in != "" && o.index == "" && o.size == workload.Huge:
-		return nil, usagef("--size huge runs on generated sets and --in replaces them: give one (or --index with --in)")
+		return nil, usagef("--size huge runs on generated sets and --in replaces them: give one (or --partitions with --in)")
 	case o.cold && o.index == "" && o.size != workload.Huge:
-		return nil, usagef("--cold needs an index file: --size huge or --index")
+		return nil, usagef("--cold needs an index file: --size huge or --partitions")
 	}
 	if err := oneOf("format", o.format, "text", "json", "csv", "benchfmt"); err != nil {
 		return nil, err
@@ -437,7 +437,7 @@ func (s *suite) workloads() ([]workload.Workload, error) {
 	return ws, nil
 }
 
-// fileWorkloads are the workloads that never hold their key set: --index
+// fileWorkloads are the workloads that never hold their key set: --partitions
 // (lookups on that file) or --size huge (ScaleBuilds, ScaleLookups).
 func (s *suite) fileWorkloads() ([]workload.Workload, error) {
 	if s.o.index != "" {

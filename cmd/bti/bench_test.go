@@ -209,7 +209,7 @@ func TestBenchScaleFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--index", c.db}, "--index needs --in"},
+		{[]string{"--index", c.db}, "--partitions needs --in"},
 		{[]string{"--index", c.db, "--in", c.keys, "--benchmark", "build"}, "--benchmark lookup"},
 		{[]string{"--cold"}, "--cold needs an index file"},
 		{[]string{"--size", "huge", "--in", c.keys}, "--size huge runs on generated sets"},

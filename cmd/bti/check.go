@@ -13,7 +13,7 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-const checkUsage = `usage: bti check --index Partitions.db [--rows Rows.db] [--partitioner auto|P] [--positions any|increasing] [--format text|json]
+const checkUsage = `usage: bti check --partitions Partitions.db [--rows Rows.db] [--partitioner auto|P] [--positions any|increasing] [--format text|json]
 
 Audits Partitions.db on its own, without its keys, against the rules the
 writer (ours and Cassandra's) lays files out by: footer, node types and
@@ -83,7 +83,7 @@ func (f checkFlags) options() (partitionindex.CheckOptions, error) {
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage)
-	index := fs.String("index", "", "Partitions.db to check (required)")
+	index := addPartitionsFlag(fs, "Partitions.db to check (required)")
 	rowsPath := fs.String("rows", "", "Rows.db to check as well, against the partition index")
 	part := addPartitionerFlag(fs, true)
 	format := fs.String("format", "text", "text or json")
@@ -95,7 +95,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	if err := required(fs, "index"); err != nil {
+	if err := required(fs, "partitions"); err != nil {
 		return err
 	}
 	if err := oneOf("format", *format, "text", "json"); err != nil {
@@ -303,7 +303,7 @@ func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, 
 // the comparison with the keys. Both count towards exit status 1.
 func verifyDeep(index, in, part string, cf checkFlags, stdout, stderr io.Writer) error {
 	if index == "" {
-		return usagef("--index is required")
+		return usagef("--partitions is required")
 	}
 	opts, err := cf.options()
 	if err != nil {

@@ -301,3 +301,30 @@ func (p *progress) done() {
 		p.used = false
 	}
 }
+
+// One flag name per file kind, the same in every command: --partitions
+// names a Partitions.db and --rows a Rows.db (keys.tsv and rows.tsv are
+// --in, what a command writes --out). --index, the first commands' name
+// for Partitions.db, stays accepted as its alias there.
+
+// addPartitionsFlag registers --partitions (and its alias --index).
+func addPartitionsFlag(fs *flag.FlagSet, usage string) *string {
+	p := new(string)
+	partitionsFlagVar(fs, p, usage)
+	return p
+}
+
+// partitionsFlagVar is addPartitionsFlag into an existing variable.
+func partitionsFlagVar(fs *flag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "partitions", "", usage)
+	fs.StringVar(p, "index", "", "the same as --partitions")
+}
+
+// renamedIndexFlag refuses --index in the rows commands, where it once
+// named the Rows.db: read as the Partitions.db alias it would mean another
+// file, so it is an error that names both flags.
+func renamedIndexFlag(fs *flag.FlagSet) {
+	fs.Func("index", "renamed: --rows names the Rows.db, --partitions the Partitions.db", func(string) error {
+		return errors.New("--index is renamed here: --rows names the Rows.db, --partitions the Partitions.db")
+	})
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-const dumpUsage = `usage: bti dump --index Partitions.db [--format text|json|dot|hex] [--nodes] [--max-dot-nodes N] [--partitioner auto|P]
+const dumpUsage = `usage: bti dump --partitions Partitions.db [--format text|json|dot|hex] [--nodes] [--max-dot-nodes N] [--partitioner auto|P]
 
 Prints the footer (firstKeyPos, count, root, first and last key), the number
 of nodes of each type, the maximum depth, a histogram of the 4096-byte pages
@@ -44,12 +44,12 @@ const smallIndex = 64 << 10
 
 func runDump(args []string, stdout, _ io.Writer) (err error) {
 	fs := newFlags("dump", dumpUsage)
-	index := fs.String("index", "", "Partitions.db to dump (required)")
+	index := addPartitionsFlag(fs, "Partitions.db to dump (required)")
 	format := fs.String("format", "text", "output format: text, json, dot or hex")
 	nodes := fs.Bool("nodes", false, "text: list every node even for a large index")
 	maxDot := fs.Int("max-dot-nodes", 2000, "dot: refuse tries with more nodes than this")
 	part := addPartitionerFlag(fs, true)
-	if err := parseCommand(fs, args, stdout, "index"); err != nil {
+	if err := parseCommand(fs, args, stdout, "partitions"); err != nil {
 		return err
 	}
 	if err := oneOf("format", *format, "text", "json", "dot", "hex"); err != nil {

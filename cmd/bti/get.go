@@ -10,7 +10,7 @@ import (
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const getUsage = `usage: bti get --index Partitions.db [--op exact|ceiling|floor] [--partitioner auto|P] KEYHEX...
+const getUsage = `usage: bti get --partitions Partitions.db [--op exact|ceiling|floor] [--partitioner auto|P] KEYHEX...
 
 Looks up each key (raw partition key bytes in hex) and prints
 "KEYHEX<TAB>POSITION" or "KEYHEX<TAB>not found". A position is a candidate:
@@ -33,14 +33,14 @@ stderr. A partitioner that does not fit the index is an error (exit 2).
 
 func runGet(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("get", getUsage)
-	index := fs.String("index", "", "Partitions.db to read (required)")
+	index := addPartitionsFlag(fs, "Partitions.db to read (required)")
 	part := addPartitionerFlag(fs, true)
 	op := fs.String("op", "exact", "lookup: exact (Get), ceiling or floor (their unconfirmed candidates)")
 	keys, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	if err := required(fs, "index"); err != nil {
+	if err := required(fs, "partitions"); err != nil {
 		return err
 	}
 	if len(keys) == 0 {

@@ -170,7 +170,7 @@ func buildPartition(tw *tableindex.Writer, rw *rowindex.Writer, pt rowstsv.Parti
 	return tw.FinishPartition(pt.EndPosition)
 }
 
-const rowsGetUsage = `usage: bti rows get --index Rows.db (--entry POS | --partitions Partitions.db --partitioner P --key KEYHEX)
+const rowsGetUsage = `usage: bti rows get --rows Rows.db (--entry POS | --partitions Partitions.db --partitioner P --key KEYHEX)
                     --types T1,T2 [--reversed I,J] [--kind K] CLUSTERING...
 
 Finds, in the row index of the partition whose entry is at POS (the value
@@ -189,7 +189,8 @@ if any did.
 
 func runRowsGet(args []string, stdout io.Writer) (err error) {
 	fs := newFlags("rows get", rowsGetUsage)
-	index := fs.String("index", "", "Rows.db to read (required)")
+	index := fs.String("rows", "", "Rows.db to read (required)")
+	renamedIndexFlag(fs)
 	entry := fs.Int64("entry", -1, "position of the partition's entry")
 	partsPath := fs.String("partitions", "", "Partitions.db to find --key's entry in")
 	part := addPartitionerFlag(fs, true)
@@ -201,7 +202,7 @@ func runRowsGet(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := required(fs, "index", "types"); err != nil {
+	if err := required(fs, "rows", "types"); err != nil {
 		return err
 	}
 	if (*entry >= 0) == (*partsPath != "") {
@@ -337,7 +338,7 @@ func parseColumns(types, reversed string) ([]bytecomparable.Column, error) {
 	return cols, nil
 }
 
-const rowsDumpUsage = `usage: bti rows dump --index Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P) [--nodes]
+const rowsDumpUsage = `usage: bti rows dump --rows Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P) [--nodes]
 
 Checks and lists the row index entries of Rows.db: for each entry (from
 --entry, or every non-negative value of a partition index) its key, data
@@ -350,12 +351,13 @@ each payload node). A structural error (exit 2) names its offset; bti check
 
 func runRowsDump(args []string, stdout io.Writer) (err error) {
 	fs := newFlags("rows dump", rowsDumpUsage)
-	index := fs.String("index", "", "Rows.db to read (required)")
+	index := fs.String("rows", "", "Rows.db to read (required)")
+	renamedIndexFlag(fs)
 	entries := fs.String("entry", "", "entry positions, comma-separated")
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
 	part := addPartitionerFlag(fs, true)
 	nodes := fs.Bool("nodes", false, "also list every node of each trie")
-	err = parseCommand(fs, args, stdout, "index")
+	err = parseCommand(fs, args, stdout, "rows")
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func TestRowsBuildGolden(t *testing.T) {
 				assert.True(t, bytes.Equal(c.RowsDB(t), readBytes(t, out)), "%s: Rows.db differs", path)
 				assert.Equal(t, string(c.Result(t)), string(readBytes(t, res)), path)
 			}
-			r := bti("rows", "dump", "--index", out, "--partitions", parts, "--partitioner", "byteordered")
+			r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
 			requireCode(t, 0, r)
 			indexed := 0
 			for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
@@ -71,16 +71,16 @@ func TestRowsGetAndErrors(t *testing.T) {
 	require.Len(t, fields, 4)
 	entry, err := strconv.ParseInt(fields[1], 10, 64)
 	require.NoError(t, err)
-	r := bti("rows", "dump", "--index", out, "--entry", "0")
+	r := bti("rows", "dump", "--rows", out, "--entry", "0")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "partition entry at 0")
-	requireCode(t, 0, bti("rows", "dump", "--index", out, "--entry", fields[1]))
-	r = bti("rows", "dump", "--index", out, "--entry", fields[1], "--nodes")
+	requireCode(t, 0, bti("rows", "dump", "--rows", out, "--entry", fields[1]))
+	r = bti("rows", "dump", "--rows", out, "--entry", fields[1], "--nodes")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "  end    offset 5000\n@")         // the nodes follow the blocks
 	assert.Contains(t, r.stdout, "40 -> @")                         // the first separator byte
 	assert.Equal(t, 4, strings.Count(r.stdout, "flags="), r.stdout) // three blocks and the end
-	r = bti("rows", "get", "--index", out, "--entry", strconv.FormatInt(entry, 10), "--types", "int,text", "--reversed", "1",
+	r = bti("rows", "get", "--rows", out, "--entry", strconv.FormatInt(entry, 10), "--types", "int,text", "--reversed", "1",
 		"00000001:61", "00000003:62", "00000003:61", "00000004:", "00000009:")
 	requireCode(t, 1, r)
 	assert.Equal(t, "00000001:61\t10\t-\n00000003:62\t2000\t5,6\n00000003:61\t2000\t5,6\n00000004:\t3000\t-\n00000009:\tpast the end\t5000\n", r.stdout)
@@ -89,19 +89,19 @@ func TestRowsGetAndErrors(t *testing.T) {
 	// Bounds on the first component: the rows from (3, *) on start in block 1
 	// (block 0 ends at (2, b)); those up to (3, *) end in block 1, up to
 	// (4, *) in block 2.
-	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
+	r = bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
 	requireCode(t, 0, r)
 	assert.Equal(t, "00000003\t2000\t5,6\n", r.stdout)
-	r = bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
+	r = bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
 	requireCode(t, 0, r)
 	assert.Equal(t, "00000003\t2000\t5,6\n00000004\t3000\t-\n", r.stdout)
-	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
+	requireCode(t, 2, bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
 
 	// By key, through a partition index written beside Rows.db.
 	parts := filepath.Join(dir, "Partitions.db")
 	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--partitions", parts, "--partitioner", "byteordered"))
 	byKey := func(key string) result {
-		return bti("rows", "get", "--index", out, "--partitions", parts, "--partitioner", "byteordered", "--key", key,
+		return bti("rows", "get", "--rows", out, "--partitions", parts, "--partitioner", "byteordered", "--key", key,
 			"--types", "int,text", "--reversed", "1", "00000003:62")
 	}
 	r = byKey("6b31")
@@ -110,7 +110,7 @@ func TestRowsGetAndErrors(t *testing.T) {
 	r = byKey("6b30") // not in the index: the trie's candidate holds another key
 	requireCode(t, 1, r)
 	assert.Contains(t, r.stderr, "key 6b30 not found")
-	requireCode(t, 2, bti("rows", "get", "--index", out, "--entry", "3", "--partitions", parts, "--key", "6b31", "--types", "int", "00"))
+	requireCode(t, 2, bti("rows", "get", "--rows", out, "--entry", "3", "--partitions", parts, "--key", "6b31", "--types", "int", "00"))
 
 	bad := filepath.Join(dir, "bad.tsv")
 	for _, tc := range []struct{ body, msg string }{
@@ -133,10 +133,10 @@ func TestRowsGetAndErrors(t *testing.T) {
 		{[]string{"rows"}, "rows needs a subcommand"},
 		{[]string{"rows", "frob"}, `unknown rows subcommand "frob"`},
 		{[]string{"rows", "build", "--in", in}, "--out is required"},
-		{[]string{"rows", "get", "--index", out, "--types", "int", "00"}, "give either --entry"},
-		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "float", "00"}, "unknown clustering type"},
-		{[]string{"rows", "get", "--index", out, "--entry", "1", "--types", "int", "--reversed", "3", "00"}, "--reversed"},
-		{[]string{"rows", "dump", "--index", out}, "exactly one of --entry and --partitions"},
+		{[]string{"rows", "get", "--rows", out, "--types", "int", "00"}, "give either --entry"},
+		{[]string{"rows", "get", "--rows", out, "--entry", "1", "--types", "float", "00"}, "unknown clustering type"},
+		{[]string{"rows", "get", "--rows", out, "--entry", "1", "--types", "int", "--reversed", "3", "00"}, "--reversed"},
+		{[]string{"rows", "dump", "--rows", out}, "exactly one of --entry and --partitions"},
 	} {
 		r := bti(tc.args...)
 		requireCode(t, 2, r, tc.args)
@@ -245,4 +245,18 @@ func TestCheckRowsCommand(t *testing.T) {
 		assert.Equal(t, "entry", out.Rows.Problems[0].Rule)
 		requireCode(t, 2, bti("check", "--index", parts, "--rows", filepath.Join(dir, "missing.db")))
 	}
+}
+
+// One flag per file kind: --partitions (alias --index) is a Partitions.db
+// everywhere, --rows a Rows.db; in the rows commands, where --index once
+// named the Rows.db, it is refused naming both.
+func TestFileFlagNames(t *testing.T) {
+	c := smallGolden(t, "murmur3-1000-int64")
+	for _, flagName := range []string{"--partitions", "--index"} {
+		requireCode(t, 0, bti("check", flagName, c.db), flagName)
+		requireCode(t, 0, bti("dump", flagName, c.db), flagName)
+	}
+	r := bti("rows", "dump", "--index", c.db, "--entry", "0")
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "--rows names the Rows.db, --partitions the Partitions.db")
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/bti-go/bti/partitionindex"
 )
 
-const verifyUsage = `usage: bti verify --index Partitions.db --in keys.tsv [--partitioner auto|P]
-       bti verify --deep --index Partitions.db [--in keys.tsv] [--partitioner auto|P] [--positions any|increasing]
+const verifyUsage = `usage: bti verify --partitions Partitions.db --in keys.tsv [--partitioner auto|P]
+       bti verify --deep --partitions Partitions.db [--in keys.tsv] [--partitioner auto|P] [--positions any|increasing]
 
 Checks Partitions.db against keys.tsv: the footer's count and first and last
 keys, that every key resolves (Get) to its position, and that a forward scan
@@ -33,7 +33,7 @@ const maxReported = 10
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage)
-	index := fs.String("index", "", "Partitions.db to check (required)")
+	index := addPartitionsFlag(fs, "Partitions.db to check (required)")
 	in := fs.String("in", "", "keys.tsv or keys.tsv.bz2 the index was built from (required)")
 	part := addPartitionerFlag(fs, true)
 	deep := fs.Bool("deep", false, "audit the file's structure first (bti check); --in becomes optional")
@@ -48,7 +48,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if *deep {
 		return verifyDeep(*index, *in, *part, cf, stdout, stderr)
 	}
-	if err := required(fs, "index", "in"); err != nil {
+	if err := required(fs, "partitions", "in"); err != nil {
 		return err
 	}
 	if err := checkPartitionerFlag(*part); err != nil {
