@@ -9,37 +9,38 @@ import (
 )
 
 // closeCheck finds an Index or Reader that is dropped without Close (see
-// "Forgetting Close" in the package documentation). arm hangs a sentinel
-// off the object; the sentinel has a finalizer and nothing but the object
-// points to it, so when the object becomes garbage the sentinel does too and
-// the finalizer reports where the object was opened. Close disarms it.
-//
-// The finalizer sits on the sentinel, not on the Reader, because a Reader
-// points to itself (its Iterator refers back to it) and the runtime never
-// finalizes an object that is reachable from itself.
-type closeCheck struct{ s *openedAt }
+// "Forgetting Close" in the package documentation). armCloseCheck registers
+// a runtime.AddCleanup on the object itself, carrying where it was opened;
+// when the object becomes unreachable the cleanup reports it. Close
+// disarms it. Unlike a finalizer, a cleanup runs for an object that points
+// to itself (a Reader does, through its Iterator), so no sentinel object is
+// needed.
+type closeCheck struct {
+	cleanup runtime.Cleanup
+	armed   bool
+}
 
 type openedAt struct {
 	what  string
 	stack []byte
 }
 
-func (c *closeCheck) arm(what string) {
-	s := &openedAt{what: what, stack: debug.Stack()}
-	runtime.SetFinalizer(s, reportUnclosed)
-	c.s = s
+// armCloseCheck arms c, a field of owner.
+func armCloseCheck[T any](c *closeCheck, owner *T, what string) {
+	c.cleanup = runtime.AddCleanup(owner, reportUnclosed, openedAt{what: what, stack: debug.Stack()})
+	c.armed = true
 }
 
 func (c *closeCheck) disarm() {
-	if c.s != nil {
-		runtime.SetFinalizer(c.s, nil)
-		c.s = nil
+	if c.armed {
+		c.cleanup.Stop()
+		c.armed = false
 	}
 }
 
-// reportUnclosed runs on the finalizer goroutine. It panics, which ends the
+// reportUnclosed runs on the cleanup goroutine. It panics, which ends the
 // test binary (or program) with the message: a leak found in a test must
-// fail it, and a finalizer has no test to fail.
-func reportUnclosed(s *openedAt) {
+// fail it, and a cleanup has no test to fail.
+func reportUnclosed(s openedAt) {
 	panic(fmt.Sprintf("partitionindex: %s garbage collected without Close; it was opened at:\n%s", s.what, s.stack))
 }

@@ -18,6 +18,6 @@ func openFile(path string, opts OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	ix.check.arm("Index from Open") // no mapping here, but one on unix
+	armCloseCheck(&ix.check, ix, "Index from Open") // no mapping here, but one on unix
 	return ix, nil
 }

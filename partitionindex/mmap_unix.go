@@ -50,7 +50,7 @@ func openFile(path string, opts OpenOptions) (*Index, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	ix.release = func() error { return unix.Munmap(data) }
-	ix.check.arm("Index from Open")
+	armCloseCheck(&ix.check, ix, "Index from Open")
 	return ix, nil
 }
 

@@ -200,7 +200,7 @@ func (ix *Index) OpenReader() (*Reader, error) {
 	ix.handles++
 	r := &Reader{ix: ix, t: ix.trie}
 	r.walker.Reset(ix.trie)
-	r.check.arm("Reader")
+	armCloseCheck(&r.check, r, "Reader")
 	return r, nil
 }
 
