@@ -41,6 +41,13 @@
 // into its own ring of three scratch slots); the caller's key bytes need
 // only live for the duration of the call. Lookups likewise.
 //
+// Builder memory: a Builder holds the pending part of the trie (the nodes
+// not yet written, bounded by the trie's depth and the page size), its key
+// ring and its write batch, and none of the keys it has written, so its heap
+// does not grow with the key count: about 1.4 MiB live after 13 million
+// keys and 2.1 MiB after 130 million (TestOver4GiB, a 4.6 GB file, at
+// 3d73acb), and 0 bytes allocated per key in steady state.
+//
 // Failures: a refused key or a failed write leaves the builder as it was
 // before the call. The builder hands bytes to its writer in batches at the
 // start of a later call (or on Flush/Complete), before changing any state,
@@ -65,6 +72,13 @@
 // memory is unmapped.
 //
 // Memory: an index over caller bytes or a mapped file uses them in place.
+// Open maps the file without reading it (MADV_RANDOM, no read-ahead of the
+// whole file): it reads the footer, the first and last keys' paths to check
+// the partitioner, and the jump table's levels, so its cost does not grow
+// with the file. On a cold 957 MB index (100 million keys) "bti get" of two
+// keys left 384 KiB of the file in the page cache and ran in 0.02 s
+// (fincore, bti at 3dcf8a6). OpenOptions.WarmUpBytes reads a bounded tail of
+// the file ahead for callers that want the upper levels resident.
 // A complete index of jumpMinBytes (2 MiB, about 250,000 Murmur3 keys) or
 // more also builds the trie's jump table at open (trie.WithJumpTable):
 // trie.JumpTableBytes (512 KiB) on the heap, read from the top two branching
