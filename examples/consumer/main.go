@@ -2,7 +2,9 @@
 // "go get github.com/bti-go/bti" would: through the public packages only,
 // from a module of its own. It writes a Partitions.db for a few thousand
 // Murmur3 partitions, opens it, and checks every lookup, a scan and the
-// ordered lookups against what it wrote. CI runs it (.ci/run), so a change
+// ordered lookups against what it wrote; then (table.go) it writes both
+// index files of a table through tableindex and checks that every
+// partition and every row's block is found. CI runs it (.ci/run), so a change
 // that breaks the public API or the module's requirements for a consumer
 // fails there.
 package main
@@ -47,7 +49,10 @@ func run() error {
 	if err := write(path, parts); err != nil {
 		return err
 	}
-	return check(path, parts)
+	if err := check(path, parts); err != nil {
+		return err
+	}
+	return runTable(dir)
 }
 
 // partitions makes n CQL int keys, sorted in Murmur3 order (by token), with
