@@ -14,26 +14,26 @@ type Result struct {
 	Err error
 }
 
-// batchWidth is how many walks GetBatch interleaves. A walk over a large
-// index is a chain of dependent cache misses; interleaving overlaps the
-// chains, up to what the processor's reorder window holds (a step of a walk
-// is a few dozen instructions, so about a dozen walks fill it). More lanes
-// add bookkeeping without adding overlap.
-const batchWidth = 16
+// batchChunk is how many keys GetBatch encodes and hands to one
+// trie.Walker.ExactBatch call. The walker keeps a fixed number of walks in
+// flight and refills a lane from the chunk as soon as its walk ends, so the
+// lanes run dry only at a chunk's end: a chunk many times the lane count
+// keeps that drain rare, and one small enough keeps the scratch in L1.
+const batchChunk = 128
 
-// batchState is a handle's scratch for GetBatch: the lanes of one round and
-// the encodings they walk.
+// batchState is a handle's scratch for GetBatch: the probes of one chunk
+// and the encodings they walk.
 type batchState struct {
-	probes [batchWidth]trie.Probe
-	lane   [batchWidth]int // key index of each probe
+	probes [batchChunk]trie.Probe
+	lane   [batchChunk]int // key index of each probe
 	enc    []byte          // the probes' keys that are not Murmur3, back to back
-	ends   [batchWidth]int // end of each such probe's key in enc (-1: a Murmur3 key, in tok)
-	tok    [batchWidth][tokenPrefixLen]byte
+	ends   [batchChunk]int // end of each such probe's key in enc (-1: a Murmur3 key, in tok)
+	tok    [batchChunk][tokenPrefixLen]byte
 }
 
 // GetBatch looks up every key of keys and appends one Result per key, in
 // order, to dst: the same answers as calling Get for each key, but with the
-// memory misses of up to 16 walks overlapped, which on an index larger than
+// memory misses of several walks overlapped (trie.Walker.ExactBatch), which on an index larger than
 // the caches gives several times Get's throughput. Use it when many keys are
 // known up front (a multi-key read, a merge probing another sstable). Keys
 // may come in any order. It allocates nothing when dst has room for the
@@ -42,7 +42,7 @@ type batchState struct {
 func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 	bs := r.batchState()
 	for len(keys) > 0 {
-		chunk := keys[:min(len(keys), batchWidth)]
+		chunk := keys[:min(len(keys), batchChunk)]
 		keys = keys[len(chunk):]
 		base := len(dst)
 		dst = slices.Grow(dst, len(chunk))[:base+len(chunk)] // every result is set below
@@ -93,7 +93,7 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 }
 
 // batchState returns the handle's batch scratch, allocating it on first use
-// (about 2 KB: handles that never batch do not pay for it).
+// (about 17 KB: handles that never batch do not pay for it).
 func (r *Reader) batchState() *batchState {
 	if r.batch == nil {
 		r.batch = new(batchState)

@@ -38,6 +38,25 @@ func BenchmarkLookupBatchSweep(b *testing.B) {
 	}
 }
 
+// BenchmarkGetBatchScale compares Get with GetBatch as the index outgrows
+// the caches: at a million keys the index (about 11 MB) fits in L3, at ten
+// million (about 108 MB) it no longer does on most machines. batch=1 is the
+// Get loop; batch=16, 256 and 1000 are the keys per GetBatch call (a
+// multi-key read, a merge's run of probes). One op is one key, on one
+// thread; cpu-ns/op is that thread's CPU time.
+func BenchmarkGetBatchScale(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		for _, batch := range []int{1, 16, 256, 1000} {
+			b.Run(fmt.Sprintf("keys=%d/batch=%d", n, batch), func(b *testing.B) {
+				if testing.Short() {
+					b.Skip("a million keys or more: skipped under -short")
+				}
+				runBatch(b, batchFixture(b, n), batch, 1)
+			})
+		}
+	}
+}
+
 type batchBench struct {
 	ix     *partitionindex.Index
 	probes []partitioner.Key // present keys, random order, laid out back to back

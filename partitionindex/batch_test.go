@@ -16,9 +16,10 @@ import (
 // with the B-tree model: members found at their positions, whatever the
 // batch size (empty, one lane, a round, more than a round) and key order.
 
-// batchSizes cover an empty batch, partial rounds, exactly one round and
-// several rounds with a ragged end.
-var batchSizes = []int{0, 1, 2, batchWidth - 1, batchWidth, batchWidth + 1, 3*batchWidth + 5, 1000}
+// batchSizes cover an empty batch, one key, counts around the walker's lane
+// count (16, trie's batchLanes: a lane refills from the chunk), around one
+// chunk and several chunks with a ragged end.
+var batchSizes = []int{0, 1, 2, 15, 16, 17, batchChunk - 1, batchChunk, batchChunk + 1, 3*batchChunk + 5, 1000}
 
 // checkBatchAgainstGet runs GetBatch over probes cut into batches of every
 // size in batchSizes and compares each answer with Get's.
@@ -264,4 +265,45 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 			require.Equal(t, Result{Pos: 0, OK: false}, rd.GetBatch(dst[:0], probes[len(probes)-1:])[0], "absent key")
 		})
 	}
+}
+
+// Lanes refill as their walks end, and walks of hits, misses and errors end
+// at different depths: every result must still land at its key's index. A
+// long batch that mixes present keys, absent keys and keys of the wrong
+// partitioner, cut at every size of batchSizes.
+func TestGetBatchRefillMixed(t *testing.T) {
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 3000, Seed: 9}
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	var file writeBuffer
+	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
+	for i, k := range keys {
+		require.NoError(t, b.AddEntry(&k, int64(i)))
+	}
+	_, err = b.Complete()
+	require.NoError(t, err)
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	defer rd.Close()
+	r := rand.New(rand.NewPCG(9, 9))
+	probes := make([]partitioner.Key, 1200)
+	for i := range probes {
+		switch {
+		case i%7 == 3:
+			probes[i] = partitioner.ByteOrdered.Decorate([]byte{byte(i)})
+		case i%3 == 1:
+			probes[i] = partitioner.Murmur3.Decorate(randomBytes(r, 1, 20, nil))
+		default:
+			probes[i] = keys[r.IntN(len(keys))]
+		}
+	}
+	got := rd.GetBatch(nil, probes)
+	for i := range probes {
+		if i%7 == 3 {
+			require.ErrorIs(t, got[i].Err, ErrPartitioner, "key %d", i)
+		}
+	}
+	checkBatchAgainstGet(t, rd, probes)
 }

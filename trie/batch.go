@@ -12,130 +12,70 @@ type Probe struct {
 	Err     error  //
 	Flags   uint8  // after a hit: the node's payload, as Walker.Payload
 	Payload []byte //
-
-	pos int64 // the node the walk visits next
-	k   int   // key bytes consumed
 }
 
 // ExactBatch answers every probe exactly as Exact (or ExactPrefix, for a
-// Partial probe) answers it, but walks the probes together: round by round,
-// each unfinished probe moves one node down and then prefetches the node it
-// will visit next. That starts the probe's next cache miss, and since the
-// following probes' steps do not depend on it, the misses of several walks
-// overlap instead of coming one after the other. A walk over a large index
-// is a chain of dependent misses, so this is where the batch's throughput
-// comes from. On amd64 the prefetch is PREFETCHT0 (Go has no intrinsic; see
-// prefetch_amd64.s), which retires at once, so several misses per probe can
-// be in flight; elsewhere it is a load, and the processor's reorder window
-// bounds the overlap. A trie with a jump table starts each probe below it,
-// as Exact does. ExactBatch allocates nothing.
+// Partial probe) answers it, but keeps batchLanes walks in flight at once.
+//
+// A walk over a large index is a chain of dependent cache misses, so the
+// batch's throughput comes from overlapping the chains of several walks.
+// The lanes take turns: a lane's turn decodes the node its last turn
+// prefetched and prefetches the one it visits next, so by the time its turn
+// comes round again, batchLanes-1 other turns later, that miss has had time
+// to complete. A lane whose walk ends writes its probe's answer and at once
+// takes the next probe (asynchronous memory access chaining, AMAC): the
+// lanes never wait for the slowest walk of a group, so as many misses stay
+// in flight at the end of a batch as in its middle, until the probes run
+// out.
+//
+// On amd64 the prefetch is PREFETCHT0 (Go has no intrinsic; see
+// prefetch_amd64.s), which retires at once; elsewhere it is a load, and the
+// processor's reorder window bounds the overlap. A trie with a jump table
+// starts each probe below it, as Exact does. ExactBatch allocates nothing.
 func (w *Walker) ExactBatch(probes []Probe) {
-	for len(probes) > 0 {
-		n := min(len(probes), maxLanes)
-		w.exactLanes(probes[:n])
-		probes = probes[n:]
+	var lanes [batchLanes]lane
+	n, next := 0, 0
+	for n < batchLanes && next < len(probes) {
+		l := &lanes[n]
+		l.pos, l.k = w.startProbe(&probes[next])
+		l.i = next
+		w.prefetchNode(l.pos)
+		n, next = n+1, next+1
 	}
-}
-
-// maxLanes bounds the walks ExactBatch interleaves at once (more overlap
-// nothing: the processor tracks only so many misses).
-const maxLanes = 64
-
-// exactLanes walks up to maxLanes probes together. live lists the unfinished
-// ones; a finished probe is swapped out, so a round visits only live lanes.
-func (w *Walker) exactLanes(probes []Probe) {
-	if w.t.src.Tail == nil {
-		w.exactLanesFile(probes)
-		return
-	}
-	var live [maxLanes]uint8
-	for i := range probes {
-		p := &probes[i]
-		p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
-		p.pos, p.k = w.t.root, 0
-		live[i] = uint8(i)
-	}
-	for n := len(probes); n > 0; {
-		for j := 0; j < n; {
-			if w.stepProbe(&probes[live[j]]) {
-				n--
-				live[j] = live[n]
-				continue
-			}
-			j++
-		}
-	}
-}
-
-// stepProbe moves p one node down (the body of exact's loop) and reports
-// whether its walk is over.
-func (w *Walker) stepProbe(p *Probe) bool {
-	b := eos
-	if p.k < len(p.Key) {
-		b = int(p.Key[p.k])
-	} else if p.Partial {
-		p.More = true
-		return true
-	}
-	seg, _ := w.t.src.segment(p.pos)
-	next, err := w.exactStep(p.pos, seg, b)
-	if err != nil {
-		p.Err = err
-		return true
-	}
-	if next < 0 {
-		if w.flags != 0 {
-			p.Node, p.OK, p.Flags, p.Payload = p.pos, true, w.flags, w.payload
-		}
-		return true
-	}
-	p.pos, p.k = next, p.k+1
-	if seg, _ := w.t.src.segment(next); len(seg) != 0 {
-		w.touch ^= prefetch(&seg[0]) // start the miss now; the next round decodes the node
-	}
-	return false
-}
-
-// exactLanesFile is exactLanes over a complete file. A round steps every
-// live lane through the node types exactFile decodes, written into the loop
-// as there (no call, so nothing is spilled around one), and then prefetches
-// the node each lane visits next. A lane that meets any other type or an
-// irregular case leaves the round robin and is answered by Exact (or
-// ExactPrefix) afterwards: its walk is a function of the bytes, so the
-// answer is the one Exact gives.
-func (w *Walker) exactLanesFile(probes []Probe) {
 	f := w.t.src.File
-	j := w.t.jump
-	var live, slow [maxLanes]uint8
-	var at [maxLanes]int64 // each lane's p.pos, kept here during the rounds
-	var ks [maxLanes]int   // and its p.k
-	nslow := 0
-	for i := range probes {
-		p := &probes[i]
-		p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
-		pos, k := w.t.root, 0
-		if j != nil && j.covers(p.Key) {
-			n := len(j.prefix)
-			if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
-				pos, k = int64(e)-1, j.depth
-				if pos >= 128 && pos+32 < int64(len(f)) {
-					w.touch ^= prefetchSpan(f[pos-128 : pos+33])
-				}
-			}
-		}
-		at[i], ks[i] = pos, k
-		live[i] = uint8(i)
-	}
-	for n := len(probes); n > 0; {
+	whole := w.t.src.Tail == nil // every readable node lies in f
+	var touch byte               // the prefetches' results, kept in w.touch at the end
+	// Prefetches wait in pf until a few have gathered: a call spills the
+	// loop's live values, so one call per pfFlush turns instead of one or
+	// two per turn keeps the decoding in registers; the delay is a few
+	// turns of the batchLanes a miss has to complete in.
+	var pf [pfFlush + 2]int64 // offsets in f
+	npf := 0
+	for n > 0 {
 		for x := 0; x < n; {
-			i := live[x]
-			p := &probes[i]
-			pos, k := at[i], ks[i]
-			if k >= len(p.Key) || pos < 0 || pos >= int64(len(f)) {
-				goto slowLane // eos, a partial key's end, or an unreadable node
+			if npf >= min(pfFlush, n) {
+				touch ^= prefetchOffsets(f, pf[:npf])
+				npf = 0
 			}
+			l := &lanes[x]
+			p := &probes[l.i]
+			pos, k := l.pos, l.k
+			b := eos
+			if k < len(p.Key) {
+				b = int(p.Key[k])
+			} else if p.Partial {
+				p.More = true
+				goto done
+			}
+			if b == eos || !whole || pos < 0 || pos >= int64(len(f)) {
+				goto general // eos, an early-open view, or an unreadable node
+			}
+			// The steps of the node types a partition index of hashed
+			// keys consists of: a manually inlined version of exactFile's
+			// loop body (walkfile.go), which FuzzExactFastPath ties to the
+			// general decoder through checkBatch. Anything irregular goes
+			// to general, exactStep, which gives exact's answer and error.
 			{
-				b := int(p.Key[k])
 				seg := f[pos:]
 				h := seg[0]
 				flags := h & 0xF
@@ -149,12 +89,12 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					first, d := 0, int64(flags)
 					if nodeType(h>>4) == singleNoPayload4 {
 						if len(seg) < 2 {
-							goto slowLane
+							goto general
 						}
 						first = int(seg[1])
 					} else {
 						if len(seg) < 3 {
-							goto slowLane
+							goto general
 						}
 						first, d = int(seg[2]), d<<8|int64(seg[1])
 					}
@@ -162,17 +102,26 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 						goto done // one child, no payload: never a candidate
 					}
 					if d == 0 || d > pos {
-						goto slowLane
+						goto general
 					}
-					at[i], ks[i] = pos-d, k+1
+					l.pos, l.k, l.wait = pos-d, k+1, false
 				case sparse8:
 					if len(seg) < 2 {
-						goto slowLane
+						goto general
 					}
 					n := int(seg[1])
 					ppos := 2 + 2*n
 					if len(seg) < ppos {
-						goto slowLane
+						goto general
+					}
+					if !l.wait && far(pos, ppos-1) {
+						// The transitions and pointers run past the lines
+						// the lane prefetched: fetch the last one and come
+						// back to this node on the lane's next turn.
+						pf[npf], npf = pos+int64(ppos)-1, npf+1
+						l.wait = true
+						x++
+						continue
 					}
 					found := searchSparse(seg[2:2+n], b)
 					if found < 0 {
@@ -185,72 +134,169 @@ func (w *Walker) exactLanesFile(probes []Probe) {
 					}
 					d := int64(seg[ppos-n+found])
 					if d == 0 || d > pos {
-						goto slowLane
+						goto general
 					}
-					at[i], ks[i] = pos-d, k+1
+					l.pos, l.k, l.wait = pos-d, k+1, false
 				case dense12, dense16, dense24:
 					if len(seg) < 3 {
-						goto slowLane
+						goto general
 					}
 					first, n := int(seg[1]), int(seg[2])+1
-					var ppos int
-					var d uint64
+					t := nodeType(h >> 4)
+					var ppos, width int // width: bytes per slot
+					switch t {
+					case dense12:
+						ppos, width = 3+(3*n+1)/2, 2 // read12 reads two bytes
+					case dense16:
+						ppos, width = 3+2*n, 2
+					default:
+						ppos, width = 3+3*n, 3
+					}
+					if len(seg) < ppos {
+						goto general
+					}
 					si := b - first
-					if nodeType(h>>4) == dense12 {
-						ppos = 3 + (3*n+1)/2
-						if len(seg) < ppos {
-							goto slowLane
-						}
-						if si >= 0 && si < n {
-							d = read12(seg[3:], si)
-						}
-					} else if nodeType(h>>4) == dense16 {
-						ppos = 3 + 2*n
-						if len(seg) < ppos {
-							goto slowLane
-						}
-						if si >= 0 && si < n {
-							d = uint64(seg[3+2*si])<<8 | uint64(seg[4+2*si])
-						}
-					} else {
-						ppos = 3 + 3*n
-						if len(seg) < ppos {
-							goto slowLane
-						}
-						if si >= 0 && si < n {
-							d = uint64(seg[3+3*si])<<16 | uint64(seg[4+3*si])<<8 | uint64(seg[5+3*si])
-						}
+					if si < 0 || si >= n {
+						goto done // no slot for b, in a node with children
+					}
+					at := 3 + 3*si/2 // the slot's first byte
+					if t != dense12 {
+						at = 3 + width*si
+					}
+					if !l.wait && (far(pos, at) || far(pos, at+width-1)) {
+						// A wide node: b's slot lies beyond the lines the
+						// lane prefetched. Fetch it (a slot may straddle
+						// two lines) and decode the node again on the
+						// lane's next turn, when the slot is there.
+						pf[npf], pf[npf+1], npf = pos+int64(at), pos+int64(at+width-1), npf+2
+						l.wait = true
+						x++
+						continue
+					}
+					var d uint64 // denseSlot, written here
+					switch t {
+					case dense12:
+						d = read12(seg[3:], si)
+					case dense16:
+						d = uint64(seg[at])<<8 | uint64(seg[at+1])
+					default:
+						d = uint64(seg[at])<<16 | uint64(seg[at+1])<<8 | uint64(seg[at+2])
 					}
 					if d == 0 {
-						goto done // a byte without a child, in a node with children
+						goto done // a hole: no child for b
 					}
 					if d > uint64(pos) {
-						goto slowLane
+						goto general
 					}
-					at[i], ks[i] = pos-int64(d), k+1
+					l.pos, l.k, l.wait = pos-int64(d), k+1, false
 				default:
-					goto slowLane
+					goto general
 				}
+				// prefetchNode for a node in f (every child lies below
+				// its parent, so l.pos is in f).
+				c := l.pos
+				pf[npf], npf = c, npf+1
+				if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+					pf[npf], npf = e, npf+1
+				}
+				x++
+				continue
 			}
-			x++
-			continue
-		slowLane:
-			slow[nslow] = live[x]
-			nslow++
+		general:
+			// One step of any node through the general decoder; the lane
+			// stays in the round.
+			{
+				seg, _ := w.t.src.segment(pos)
+				c, err := w.exactStep(pos, seg, b)
+				if err != nil {
+					p.Err = err
+					goto done
+				}
+				if c < 0 {
+					if w.flags != 0 {
+						p.Node, p.OK, p.Flags, p.Payload = pos, true, w.flags, w.payload
+					}
+					goto done
+				}
+				l.pos, l.k, l.wait = c, k+1, false
+				w.prefetchNode(c)
+				x++
+				continue
+			}
 		done:
+			if next < len(probes) {
+				// Refill: the lane takes the next probe at once.
+				c, k := w.startProbe(&probes[next])
+				l.pos, l.k, l.i, l.wait = c, k, next, false
+				next++
+				x++
+				if whole && c >= 0 && c < int64(len(f)) {
+					pf[npf], npf = c, npf+1
+					if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+						pf[npf], npf = e, npf+1
+					}
+				} else {
+					w.prefetchNode(c)
+				}
+				continue
+			}
 			n--
-			live[x] = live[n]
-		}
-		// Start the misses of the nodes the next round reads.
-		for x := 0; x < n; x++ {
-			w.touch ^= prefetch(&f[at[live[x]]])
+			lanes[x] = lanes[n]
 		}
 	}
-	for _, i := range slow[:nslow] {
-		p := &probes[i]
-		p.Node, p.OK, p.More, p.Err = w.exact(p.Key, p.Partial)
-		if p.OK {
-			p.Flags, p.Payload = w.Payload()
+	w.touch ^= touch
+}
+
+// batchLanes is how many walks ExactBatch keeps in flight.
+const batchLanes = 16
+
+// pfFlush is how many prefetches ExactBatch gathers before it issues them.
+const pfFlush = 4
+
+// nodeHead is how many bytes from a node's position prefetchNode fetches
+// the lines of: a leaf's header, hash byte and position (10 bytes), a
+// single's 2 or 3, a SPARSE_8 of up to 7 children. A wider node's step
+// fetches the rest itself.
+const nodeHead = 16
+
+// far reports whether the byte off bytes into the node at pos lies outside
+// the lines prefetchNode fetched for it.
+func far(pos int64, off int) bool {
+	line := (pos + int64(off)) &^ 63
+	return line != pos&^63 && line != (pos+nodeHead-1)&^63
+}
+
+// lane is one walk of ExactBatch in flight.
+type lane struct {
+	pos  int64 // the node the walk visits next
+	k    int   // key bytes consumed
+	i    int   // the probe
+	wait bool  // the node's far bytes were prefetched on the lane's last turn
+}
+
+// startProbe resets p's answer and returns where its walk starts: the root,
+// or where the jump table sends it.
+func (w *Walker) startProbe(p *Probe) (pos int64, k int) {
+	p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
+	if j := w.t.jump; j != nil && j.covers(p.Key) {
+		n := len(j.prefix)
+		if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
+			return int64(e) - 1, j.depth
 		}
+	}
+	return w.t.root, 0
+}
+
+// prefetchNode starts the misses of the lines holding the first nodeHead
+// bytes of the node at pos (two lines when they straddle one), when they
+// are readable.
+func (w *Walker) prefetchNode(pos int64) {
+	seg, _ := w.t.src.segment(pos)
+	if len(seg) == 0 {
+		return
+	}
+	w.touch ^= prefetch(&seg[0])
+	if e := min(nodeHead, len(seg)) - 1; (pos+int64(e))&^63 != pos&^63 {
+		w.touch ^= prefetch(&seg[e])
 	}
 }

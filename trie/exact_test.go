@@ -195,9 +195,12 @@ func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
 	}
 }
 
-// More probes than ExactBatch interleaves at once (maxLanes) are walked in
-// several groups; every answer is still the single walk's.
-func TestExactBatchMoreThanMaxLanes(t *testing.T) {
+// More probes than ExactBatch keeps in flight (batchLanes): each lane that
+// finishes takes the next probe, and walks of different lengths finish out
+// of order, so answers must land at their probe's index whatever order the
+// walks end in. Every count around the lane count, and a long batch of
+// mixed lengths (stops at the root, deep hits, misses, partial keys).
+func TestExactBatchRefill(t *testing.T) {
 	d := fileD()
 	tr, err := New(Source{File: d[:0x1E]}, 0x1C)
 	if err != nil {
@@ -206,11 +209,37 @@ func TestExactBatchMoreThanMaxLanes(t *testing.T) {
 	var keys [][]byte
 	for a := 0; a < 256; a += 3 {
 		for _, b := range []byte{0x00, 0x10, 0x52, 0xFF} {
-			keys = append(keys, []byte{0x40, byte(a), b}, []byte{byte(a)})
+			keys = append(keys, []byte{0x40, byte(a), b}, []byte{byte(a)}, nil, []byte{0x40, byte(a), b, 0x40, 0x40})
 		}
 	}
-	if len(keys) <= 2*maxLanes {
+	if len(keys) <= 4*batchLanes {
 		t.Fatalf("only %d keys", len(keys))
+	}
+	for _, n := range []int{0, 1, batchLanes - 1, batchLanes, batchLanes + 1, 2*batchLanes + 3} {
+		checkBatch(t, tr, keys[:n])
+	}
+	hashed := hashedEntries(rand.New(rand.NewSource(2)), 3000)
+	data, root := buildTrie(t, hashed, buildOpts{})
+	ht, err := New(Source{File: data}, int64(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hk [][]byte
+	for i, e := range hashed {
+		switch i % 4 {
+		case 0:
+			hk = append(hk, e.key)
+		case 1:
+			hk = append(hk, e.key[:len(e.key)/2])
+		case 2:
+			hk = append(hk, append(append([]byte(nil), e.key...), 0x33))
+		default:
+			hk = append(hk, e.key[:1])
+		}
+	}
+	checkBatch(t, ht, hk)
+	if tj := ht.WithJumpTable(); tj.JumpTable() {
+		checkBatch(t, tj, hk)
 	}
 	checkBatch(t, tr, keys)
 }

@@ -11,3 +11,9 @@ func prefetch(p *byte) byte
 //
 //go:noescape
 func prefetchSpan(b []byte) byte
+
+// prefetchOffsets starts loading the cache lines holding b[o] for every o in
+// offs (each in [0, len(b))) and returns 0.
+//
+//go:noescape
+func prefetchOffsets(b []byte, offs []int64) byte
