@@ -40,6 +40,25 @@ type batchState struct {
 // results (and, for keys that are not Murmur3, once the handle's scratch has
 // grown to the longest batch of encodings).
 func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
+	return r.getBatch(dst, keys, false)
+}
+
+// GetBatchCold is GetBatch for an index from Open that is mostly outside
+// the page cache (the first lookups after a restart, a rarely read
+// sstable). There a walk's next node costs a page fault that holds the
+// thread until the read is done, so GetBatch's prefetches overlap nothing;
+// GetBatchCold instead asks the kernel to read each walk's next page ahead
+// (madvise MADV_WILLNEED, trie.Walker.ExactBatchCold), so the reads of
+// several walks are in flight at once. It makes a system call per node
+// step, so on an index in memory it is several times slower than
+// GetBatch: use it when the caller knows the index is cold. The answers
+// are GetBatch's.
+func (r *Reader) GetBatchCold(dst []Result, keys []partitioner.Key) []Result {
+	return r.getBatch(dst, keys, true)
+}
+
+// getBatch is GetBatch, or with cold GetBatchCold.
+func (r *Reader) getBatch(dst []Result, keys []partitioner.Key, cold bool) []Result {
 	bs := r.batchState()
 	for len(keys) > 0 {
 		chunk := keys[:min(len(keys), batchChunk)]
@@ -75,7 +94,11 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 			p.Key, p.Partial = bs.enc[start:bs.ends[j]], false
 			start = bs.ends[j]
 		}
-		r.walker.ExactBatch(bs.probes[:n])
+		if cold {
+			r.walker.ExactBatchCold(bs.probes[:n])
+		} else {
+			r.walker.ExactBatch(bs.probes[:n])
+		}
 		for j := 0; j < n; j++ {
 			p := &bs.probes[j]
 			k := &chunk[bs.lane[j]]

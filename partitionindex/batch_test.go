@@ -41,6 +41,16 @@ func checkBatchAgainstGet(t *testing.T, rd *Reader, probes []partitioner.Key) {
 			got = rd.GetBatch(got, probes[i:min(i+size, len(probes))])
 		}
 		require.Equal(t, Result{Pos: -42}, got[0], "batch size %d: dst prefix overwritten", size)
+		if size == 1000 {
+			// GetBatchCold walks as GetBatch, only advising instead of
+			// prefetching: the same answers.
+			cold := rd.GetBatchCold(nil, probes)
+			for i := range probes {
+				if !sameResult(cold[i], want[i]) {
+					t.Fatalf("GetBatchCold, key %d (%x): %+v, Get %+v", i, probes[i].Raw, cold[i], want[i])
+				}
+			}
+		}
 		got = got[1:]
 		require.Len(t, got, len(probes), "batch size %d", size)
 		for i := range probes {
@@ -262,6 +272,12 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 				i += 37
 			})
 			require.Zero(t, allocs, "allocations per GetBatch of 100 keys")
+			allocs = testing.AllocsPerRun(50, func() {
+				j := i % (len(probes) - 100)
+				dst = rd.GetBatchCold(dst[:0], probes[j:j+100])
+				i += 37
+			})
+			require.Zero(t, allocs, "allocations per GetBatchCold of 100 keys")
 			require.Equal(t, Result{Pos: 0, OK: false}, rd.GetBatch(dst[:0], probes[len(probes)-1:])[0], "absent key")
 		})
 	}
