@@ -5,9 +5,13 @@ package partitionindex_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
@@ -55,10 +59,57 @@ func BenchmarkGetBatchScale(b *testing.B) {
 			})
 		}
 	}
+	// The same 10M-key lookups with the index copied into anonymous memory
+	// backed by 2 MiB pages (MADV_HUGEPAGE): how much of the cost beyond
+	// L3 is TLB misses (4 KiB pages: one per node step).
+	for _, batch := range []int{1, 16, 256, 1000} {
+		b.Run(fmt.Sprintf("keys=10000000/pages=huge/batch=%d", batch), func(b *testing.B) {
+			if testing.Short() {
+				b.Skip("ten million keys: skipped under -short")
+			}
+			runBatch(b, hugeFixture(b, 10_000_000), batch, 1)
+		})
+	}
+}
+
+var hugeBenches = map[int]*batchBench{}
+
+// hugeFixture is batchFixture(n) with the index in huge pages, when the
+// kernel grants them (b.Skip otherwise).
+func hugeFixture(b *testing.B, n int) *batchBench {
+	if f := hugeBenches[n]; f != nil {
+		return f
+	}
+	f := batchFixture(b, n)
+	data := f.data
+	const huge = 2 << 20
+	m, err := unix.Mmap(-1, 0, (len(data)+huge-1)/huge*huge, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := unix.Madvise(m, unix.MADV_HUGEPAGE); err != nil {
+		b.Skipf("MADV_HUGEPAGE: %v", err)
+	}
+	copy(m, data)
+	if rollup, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+		for _, line := range strings.Split(string(rollup), "\n") {
+			if strings.HasPrefix(line, "AnonHugePages:") {
+				b.Logf("index of %d bytes in huge pages; process %s", len(data), line)
+			}
+		}
+	}
+	ix, err := partitionindex.NewIndex(m[:len(data)], partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hf := &batchBench{ix: ix, data: m[:len(data)], probes: f.probes, want: f.want}
+	hugeBenches[n] = hf
+	return hf
 }
 
 type batchBench struct {
 	ix     *partitionindex.Index
+	data   []byte            // the index file
 	probes []partitioner.Key // present keys, random order, laid out back to back
 	want   []int64
 }
@@ -104,7 +155,7 @@ func batchFixture(b *testing.B, n int) *batchBench {
 		j := int(x % uint64(i+1))
 		perm[i], perm[j] = perm[j], perm[i]
 	}
-	f := &batchBench{ix: ix, probes: make([]partitioner.Key, len(perm)), want: make([]int64, len(perm))}
+	f := &batchBench{ix: ix, data: file.Bytes(), probes: make([]partitioner.Key, len(perm)), want: make([]int64, len(perm))}
 	arena := make([]byte, 0, 16*len(perm))
 	for i, j := range perm {
 		start := len(arena)
