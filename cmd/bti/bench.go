@@ -76,7 +76,9 @@ Benchmarks:
                      (--cold) the lookups on a file just evicted from the page
                      cache: before every iteration (untimed) the index is
                      closed, its file fadvise(DONTNEED)-evicted and reopened;
-                     an iteration is 1,024 lookups of fresh probes. Info:
+                     an iteration is 1,024 lookups of fresh probes
+                     (lookup-batch-cold: Reader.GetBatchCold, 256 keys per
+                     call, which reads each lane's next page ahead). Info:
                      major-faults-per-op (getrusage ru_majflt: pages read
                      from the device per lookup) and resident-pages-after-open
                      (mincore: what Open read, or another mapping pinned).

@@ -154,14 +154,20 @@ func ColdLookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 		}
 		return 0
 	}
-	res := make([]partitionindex.Result, 0, 16)
+	// The cold batch goes through GetBatchCold, which asks the kernel to
+	// read every walk's next page ahead so that the reads of its 16 lanes
+	// are in flight together (GetBatch's prefetches overlap nothing when
+	// each miss is a page fault), in calls of coldBatchKeys keys, so lanes
+	// refill from the call's later keys while earlier reads are pending.
+	const coldBatchKeys = 256
+	res := make([]partitionindex.Result, 0, coldBatchKeys)
 	batch := func(st *coldState, from int) int {
 		probes, want := st.lk.hits, st.lk.hitPos
 		wrong := 0
 		for done := 0; done < ColdOps; {
 			j := (from + done) % len(probes)
-			m := min(16, ColdOps-done, len(probes)-j)
-			res = st.rd.GetBatch(res[:0], probes[j:j+m])
+			m := min(coldBatchKeys, ColdOps-done, len(probes)-j)
+			res = st.rd.GetBatchCold(res[:0], probes[j:j+m])
 			for i, r := range res {
 				if r.Err != nil || !r.OK || r.Pos != want[j+i] {
 					wrong++
