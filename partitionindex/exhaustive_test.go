@@ -1,0 +1,814 @@
+package partitionindex
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// The exhaustive small-universe test (issue 21, item 5): every set of up to
+// maxKeys keys drawn from all keys of length 1..maxLen over a small
+// alphabet holding 00 and FF, under every partitioner and several tiny page
+// sizes, built on both builder paths, with every answer checked against a
+// model computed from the keys alone:
+//
+//   - both paths write the same bytes, and Check finds nothing;
+//   - Get of a probe returns the entry whose stored prefix (docs/format.md
+//     §2.5) is a prefix of the probe's encoding when its hash byte equals
+//     the probe's, and nothing otherwise (stored prefixes are prefix-free,
+//     so at most one entry qualifies);
+//   - CeilingCandidates and FloorCandidates return as OnPath exactly that
+//     entry (hash byte or not), and as Beyond the nearest other entry
+//     strictly on the wanted side; Ceiling and Floor equal the model's;
+//   - First, Last, Count and the footer keys equal the model's;
+//   - Scan and ScanReverse between every pair of bounds (nil included)
+//     yield the entries in range plus at most one neighbour outside each
+//     bound that is not a key, and only one whose stored prefix is a prefix
+//     of that bound (the reason the Iterator doc gives for it).
+//
+// Probes are every key of the universe, the empty key (Cassandra has no
+// empty partition key, but a probe may be anything, and it sorts first
+// under every partitioner), and for each key of the set its extensions by
+// 00, 7F and FF and its last byte moved by ±1.
+//
+// Sizes (count with TestExhaustiveUniverseSizes): -short takes keys of
+// length 1..2 over {00, 80, FF}; plain go test keys of length 1..3 over the
+// same alphabet; BTI_LONG=1 the alphabet {00, 01, 80, FF}. To rerun one
+// set, BTI_EXHAUSTIVE_KEYS=hex,hex,... (the form failure messages print).
+
+type exhaustiveUniverse struct {
+	name      string
+	alphabet  []byte
+	maxLen    int
+	maxKeys   int
+	pageSizes []int
+	// stride > 1 takes, of the sets of three keys or more, only those whose
+	// rank among the sets of their size is the partitioner's number modulo
+	// stride: a deterministic sample, a different one per partitioner.
+	stride int
+	// allBounds: scans take every pair of probes as bounds; otherwise
+	// every pair of the probes near the set's keys, and every probe with
+	// nil (see newExPlan).
+	allBounds bool
+}
+
+// Page sizes: 16 is below the size of most branch nodes with their
+// children, so nearly every node crosses or starts a page; 24 and 32 split
+// four-key tries in a few places; 0 (4096) never splits. Check's page
+// rules are run with the same size.
+var exhaustivePageSizes = []int{16, 24, 32, 0}
+
+// The universes, with their sizes as TestExhaustiveUniverseSizes pins them
+// and their cost; BTI_EXHAUSTIVE_STRIDE overrides the stride (1: every
+// set).
+var (
+	exhaustiveShort = exhaustiveUniverse{"short", []byte{0x00, 0x80, 0xFF}, 2, 4, exhaustivePageSizes, 4, false}
+	exhaustiveCI    = exhaustiveUniverse{"ci", []byte{0x00, 0x80, 0xFF}, 3, 4, exhaustivePageSizes, 37, false}
+	exhaustiveLong  = exhaustiveUniverse{"long", []byte{0x00, 0x01, 0x80, 0xFF}, 3, 4, exhaustivePageSizes, 47, false}
+)
+
+func exhaustiveChoice(t *testing.T) exhaustiveUniverse {
+	u := exhaustiveCI
+	switch {
+	case os.Getenv("BTI_LONG") != "":
+		u = exhaustiveLong
+	case testing.Short():
+		u = exhaustiveShort
+	}
+	if v := os.Getenv("BTI_EXHAUSTIVE_STRIDE"); v != "" {
+		if _, err := fmt.Sscan(v, &u.stride); err != nil || u.stride < 1 {
+			t.Fatalf("BTI_EXHAUSTIVE_STRIDE=%q: want a positive integer", v)
+		}
+	}
+	return u
+}
+
+// sample returns the sets partitioner number p takes (see stride).
+func (u exhaustiveUniverse) sample(sets [][]uint8, p int) [][]uint8 {
+	if u.stride <= 1 {
+		return sets
+	}
+	var out [][]uint8
+	rank := map[int]int{} // sets of each size seen so far
+	for _, set := range sets {
+		r := rank[len(set)]
+		rank[len(set)]++
+		if len(set) < 3 || r%u.stride == p%u.stride {
+			out = append(out, set)
+		}
+	}
+	return out
+}
+
+// keys returns every key of length 1..maxLen over the alphabet, shortest
+// first, each length in alphabet order.
+func (u exhaustiveUniverse) keys() [][]byte {
+	var out [][]byte
+	level := [][]byte{nil}
+	for range u.maxLen {
+		var next [][]byte
+		for _, k := range level {
+			for _, c := range u.alphabet {
+				next = append(next, append(slices.Clone(k), c))
+			}
+		}
+		out = append(out, next...)
+		level = next
+	}
+	return out
+}
+
+// sets returns every subset of up to maxKeys of n universe keys, as
+// universe indexes in increasing order: the empty set, then by size.
+func (u exhaustiveUniverse) sets(n int) [][]uint8 {
+	out := [][]uint8{{}}
+	var rec func(set []uint8, from, size int)
+	rec = func(set []uint8, from, size int) {
+		if len(set) == size {
+			out = append(out, slices.Clone(set))
+			return
+		}
+		for i := from; i < n; i++ {
+			rec(append(set, uint8(i)), i+1, size)
+		}
+	}
+	for size := 1; size <= u.maxKeys; size++ {
+		rec(nil, 0, size)
+	}
+	return out
+}
+
+// exhaustivePosition is universe key u's position: unique, of every payload
+// size from 1 to 7 bytes, both signs (never notFound).
+func exhaustivePosition(u int) int64 {
+	v := int64(u+1) << (8 * (u % 7))
+	if u%2 == 1 {
+		v = ^v
+	}
+	return v
+}
+
+// exProbe is a probe key with what the model needs of it.
+type exProbe struct {
+	key partitioner.Key
+	enc []byte
+}
+
+func newExProbe(p partitioner.Partitioner, raw []byte) exProbe {
+	k := p.Decorate(raw)
+	return exProbe{key: k, enc: k.AppendComparable(nil)}
+}
+
+// exEntry is one key of a set, in the model.
+type exEntry struct {
+	exProbe
+	pos    int64
+	stored []byte // the stored prefix: enc cut to docs/format.md §2.5's L
+}
+
+// exSet is the model of one key set under one partitioner.
+type exSet struct {
+	p       partitioner.Partitioner
+	entries []exEntry // in key order
+	raws    [][]byte  // in key order, for messages
+}
+
+func newExSet(p partitioner.Partitioner, uni [][]byte, set []uint8) *exSet {
+	s := &exSet{p: p}
+	for _, u := range set {
+		s.entries = append(s.entries, exEntry{exProbe: newExProbe(p, uni[u]), pos: exhaustivePosition(int(u))})
+	}
+	slices.SortFunc(s.entries, func(a, b exEntry) int { return partitioner.Compare(a.key, b.key) })
+	diff := func(a, b []byte) int { // docs/format.md §2.5: 1-based
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n + 1
+	}
+	for i := range s.entries {
+		e := &s.entries[i]
+		l := 0
+		if i > 0 {
+			l = max(l, diff(s.entries[i-1].enc, e.enc))
+		}
+		if i+1 < len(s.entries) {
+			l = max(l, diff(e.enc, s.entries[i+1].enc))
+		}
+		e.stored = e.enc[:l]
+		s.raws = append(s.raws, e.key.Raw)
+	}
+	return s
+}
+
+// name is the set as BTI_EXHAUSTIVE_KEYS takes it.
+func (s *exSet) name() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, r := range s.raws {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%x", r)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func (s *exSet) keyAt(pos int64) ([]byte, error) {
+	for _, e := range s.entries {
+		if e.pos == pos {
+			return e.key.Raw, nil
+		}
+	}
+	return nil, fmt.Errorf("position %d is no entry of the set", pos)
+}
+
+// rank returns the model index of the entry at pos, -1 for none.
+func (s *exSet) rank(pos int64) int {
+	for i, e := range s.entries {
+		if e.pos == pos {
+			return i
+		}
+	}
+	return -1
+}
+
+// onPath returns the entry whose stored prefix is a prefix of the probe's
+// encoding, -1 for none.
+func (s *exSet) onPath(pr *exProbe) int {
+	for i, e := range s.entries {
+		if bytes.HasPrefix(pr.enc, e.stored) {
+			return i
+		}
+	}
+	return -1
+}
+
+// nearest returns the smallest entry >= the probe (dir +1) or the largest
+// <= it (dir -1), > or < if strict, skipping entry skip; -1 for none.
+func (s *exSet) nearest(k *partitioner.Key, dir int, strict bool, skip int) int {
+	best := -1
+	for i := range s.entries {
+		if i == skip {
+			continue
+		}
+		c := dir * partitioner.Compare(s.entries[i].key, *k)
+		if c < 0 || (strict && c == 0) {
+			continue
+		}
+		if best < 0 || dir*partitioner.Compare(s.entries[i].key, s.entries[best].key) < 0 {
+			best = i
+		}
+	}
+	return best
+}
+
+// exCase names one build for messages.
+type exCase struct {
+	set      *exSet
+	pageSize int
+}
+
+func (c exCase) String() string {
+	return fmt.Sprintf("set %s partitioner %v page %d", c.set.name(), c.set.p, c.pageSize)
+}
+
+// buildEx builds the set on both paths and returns the file; the paths
+// must agree.
+func buildEx(c exCase) ([]byte, error) {
+	var files [2][]byte
+	for i, path := range []Path{PathScratch, PathReference} {
+		var buf bytes.Buffer
+		b := NewBuilder(&buf, Options{Partitioner: c.set.p, Path: path, PageSize: c.pageSize})
+		for j := range c.set.entries {
+			e := &c.set.entries[j]
+			if err := b.AddEntry(&e.key, e.pos); err != nil {
+				return nil, fmt.Errorf("%v path %v: AddEntry %x: %w", c, path, e.key.Raw, err)
+			}
+		}
+		if _, err := b.Complete(); err != nil {
+			return nil, fmt.Errorf("%v path %v: Complete: %w", c, path, err)
+		}
+		files[i] = buf.Bytes()
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		return nil, fmt.Errorf("%v: scratch path wrote %x, reference path %x", c, files[0], files[1])
+	}
+	return files[0], nil
+}
+
+// exStats counts what the universe exercised, so the test can require
+// that it reaches what it claims to.
+type exStats struct {
+	builds, probes, scans int64
+	nodeTypes             map[string]int64
+	paddedFiles           int64 // files with page padding: a page break
+	getFalsePositives     int64 // absent probes Get found (hash byte matched)
+	getHashRejects        int64 // absent probes on a stored prefix, hash byte differed
+	wrongSideOnPath       int64 // OnPath candidates on the wrong side
+	scanExtras            int64 // neighbours a scan yielded outside a bound
+}
+
+func (a *exStats) add(b *exStats) {
+	a.builds += b.builds
+	a.probes += b.probes
+	a.scans += b.scans
+	a.paddedFiles += b.paddedFiles
+	a.getFalsePositives += b.getFalsePositives
+	a.getHashRejects += b.getHashRejects
+	a.wrongSideOnPath += b.wrongSideOnPath
+	a.scanExtras += b.scanExtras
+	for k, v := range b.nodeTypes {
+		a.nodeTypes[k] += v
+	}
+}
+
+// exPlan is what the model answers for every probe of one set under one
+// partitioner, computed once and checked at every page size. Entry
+// indexes are ranks in key order, -1 for none.
+type exPlan struct {
+	set    *exSet
+	probes []exProbe
+	on     []int // the entry whose stored prefix is a prefix of the probe
+	get    []int // on, if its hash byte is the probe's
+	ge, le []int // the smallest entry >= the probe, the largest <= it
+	// beyond[d] is the nearest entry strictly beyond the probe other than
+	// on: d 0 for a ceiling, 1 for a floor.
+	beyond [2][]int
+	ord    []int // the probe's rank among the probes (equal keys equal)
+	// pairs are the scans' bounds, as probes (-1 for nil).
+	pairs [][2]int
+}
+
+// newExPlan adds to the universe's probes the empty key and, for each key
+// of the set, its extensions by 00, 7F and FF, its twin (an extension
+// with the same hash byte, so Get has a false positive to return where
+// the stored prefix allows) and its last byte moved by one either way.
+// Scans take every pair of probes and nil as bounds when allBounds, else
+// every pair of nil, the empty key, the set's keys and the probes derived
+// from them, and every other probe with nil.
+func newExPlan(s *exSet, uniProbes []exProbe, twins map[string][]byte, allBounds bool) *exPlan {
+	pl := &exPlan{set: s, probes: slices.Clone(uniProbes)}
+	var near []int
+	addNear := func(raw []byte) {
+		near = append(near, len(pl.probes))
+		pl.probes = append(pl.probes, newExProbe(s.p, raw))
+	}
+	addNear([]byte{})
+	for _, e := range s.entries {
+		raw := e.key.Raw
+		near = append(near, slices.IndexFunc(uniProbes, func(pr exProbe) bool { return bytes.Equal(pr.key.Raw, raw) }))
+		for _, b := range []byte{0x00, 0x7F, 0xFF} {
+			addNear(append(slices.Clone(raw), b))
+		}
+		addNear(twins[string(raw)])
+		last := raw[len(raw)-1]
+		if last > 0 {
+			addNear(append(slices.Clone(raw[:len(raw)-1]), last-1))
+		}
+		if last < 0xFF {
+			addNear(append(slices.Clone(raw[:len(raw)-1]), last+1))
+		}
+	}
+	n := len(pl.probes)
+	pl.on, pl.get, pl.ge, pl.le = make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	pl.beyond = [2][]int{make([]int, n), make([]int, n)}
+	for i := range pl.probes {
+		pr := &pl.probes[i]
+		on := s.onPath(pr)
+		pl.on[i], pl.get[i] = on, -1
+		if on >= 0 && s.entries[on].key.HashByte() == pr.key.HashByte() {
+			pl.get[i] = on
+		}
+		pl.ge[i] = s.nearest(&pr.key, +1, false, -1)
+		pl.le[i] = s.nearest(&pr.key, -1, false, -1)
+		pl.beyond[0][i] = s.nearest(&pr.key, +1, true, on)
+		pl.beyond[1][i] = s.nearest(&pr.key, -1, true, on)
+	}
+	byKey := make([]int, n)
+	for i := range byKey {
+		byKey[i] = i
+	}
+	slices.SortFunc(byKey, func(a, b int) int { return partitioner.Compare(pl.probes[a].key, pl.probes[b].key) })
+	pl.ord = make([]int, n)
+	for r, i := range byKey {
+		pl.ord[i] = r
+		if r > 0 && partitioner.Compare(pl.probes[byKey[r-1]].key, pl.probes[i].key) == 0 {
+			pl.ord[i] = pl.ord[byKey[r-1]]
+		}
+	}
+	bounds := append([]int{-1}, near...)
+	if allBounds {
+		bounds = bounds[:1]
+		for i := range n {
+			bounds = append(bounds, i)
+		}
+	}
+	for _, lo := range bounds {
+		for _, hi := range bounds {
+			pl.pairs = append(pl.pairs, [2]int{lo, hi})
+		}
+	}
+	if !allBounds {
+		for i := range len(uniProbes) {
+			if !slices.Contains(near, i) {
+				pl.pairs = append(pl.pairs, [2]int{i, -1}, [2]int{-1, i})
+			}
+		}
+	}
+	return pl
+}
+
+// checkEx builds the plan's set at one page size and checks every answer.
+func checkEx(c exCase, pl *exPlan, st *exStats) error {
+	file, err := buildEx(c)
+	if err != nil {
+		return err
+	}
+	st.builds++
+	s := c.set
+	ix, err := NewIndex(file, OpenOptions{Partitioner: s.p})
+	if err != nil {
+		return fmt.Errorf("%v: NewIndex: %w", c, err)
+	}
+	defer ix.Close()
+	rep, err := Check(ix, CheckOptions{PageSize: c.pageSize})
+	if err != nil {
+		return fmt.Errorf("%v: Check: %w", c, err)
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%v: Check: %d problems: %v (file %x)", c, rep.ProblemCount, rep.Problems, file)
+	}
+	for k, v := range rep.NodesByType {
+		st.nodeTypes[k] += v
+	}
+	if rep.PaddingBytes > 0 {
+		st.paddedFiles++
+	}
+	rd, err := ix.OpenReader()
+	if err != nil {
+		return fmt.Errorf("%v: OpenReader: %w", c, err)
+	}
+	defer rd.Close()
+
+	n := len(s.entries)
+	if ix.Count() != int64(n) {
+		return fmt.Errorf("%v: Count %d, want %d", c, ix.Count(), n)
+	}
+	var wantFirst, wantLast []byte
+	if n > 0 {
+		wantFirst, wantLast = s.entries[0].key.Raw, s.entries[n-1].key.Raw
+	}
+	if !bytes.Equal(ix.FirstKey(), wantFirst) || !bytes.Equal(ix.LastKey(), wantLast) {
+		return fmt.Errorf("%v: footer keys %x, %x, want %x, %x", c, ix.FirstKey(), ix.LastKey(), wantFirst, wantLast)
+	}
+	for _, end := range []struct {
+		name string
+		f    func() (int64, bool, error)
+		want int
+	}{{"First", rd.First, 0}, {"Last", rd.Last, n - 1}} {
+		pos, ok, err := end.f()
+		if err != nil {
+			return fmt.Errorf("%v: %s: %w", c, end.name, err)
+		}
+		if ok != (n > 0) || (ok && pos != s.entries[end.want].pos) {
+			return fmt.Errorf("%v: %s = (%d, %v), want entry %d", c, end.name, pos, ok, end.want)
+		}
+	}
+
+	for i := range pl.probes {
+		if err := checkExProbe(c, pl, i, rd, st); err != nil {
+			return err
+		}
+	}
+	st.probes += int64(len(pl.probes))
+
+	var got []int64
+	for _, pair := range pl.pairs {
+		lb, hb := pair[0], pair[1]
+		var lk, hk *partitioner.Key
+		if lb >= 0 {
+			lk = &pl.probes[lb].key
+		}
+		if hb >= 0 {
+			hk = &pl.probes[hb].key
+		}
+		for _, reverse := range []bool{false, true} {
+			it := rd.Scan(lk, hk)
+			if reverse {
+				it = rd.ScanReverse(lk, hk)
+			}
+			got = got[:0]
+			for it.Next() {
+				got = append(got, it.Pos())
+			}
+			err := it.Err()
+			if err == nil {
+				if reverse {
+					slices.Reverse(got)
+				}
+				err = pl.checkScan(lb, hb, got, st)
+			}
+			if err != nil {
+				return fmt.Errorf("%v: scan %s reverse=%v: %w", c, boundsName([2]*partitioner.Key{lk, hk}), reverse, err)
+			}
+			st.scans++
+		}
+	}
+	return nil
+}
+
+// checkExProbe checks Get, the candidates, Ceiling and Floor of probe i.
+func checkExProbe(c exCase, pl *exPlan, i int, rd *Reader, st *exStats) error {
+	s := c.set
+	pr := &pl.probes[i]
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%v: probe %x: %s", c, pr.key.Raw, fmt.Sprintf(format, args...))
+	}
+	on := pl.on[i]
+	member := on >= 0 && pl.ge[i] == on && pl.le[i] == on
+
+	// Get: the on-path entry if the hash byte matches, else nothing.
+	want := pl.get[i]
+	pos, ok, err := rd.Get(&pr.key)
+	if err != nil {
+		return fail("Get: %v", err)
+	}
+	if ok != (want >= 0) || (ok && pos != s.entries[want].pos) {
+		return fail("Get = (%d, %v) (entry %d), want entry %d (on-path entry %d, member %v)", pos, ok, s.rank(pos), want, on, member)
+	}
+	switch {
+	case !member && want >= 0:
+		st.getFalsePositives++
+	case !member && on >= 0:
+		st.getHashRejects++
+	}
+
+	for d, dir := range []int{+1, -1} {
+		name := "Ceiling"
+		wantAns := pl.ge[i]
+		var cand Candidates
+		if dir > 0 {
+			cand, err = rd.CeilingCandidates(&pr.key)
+		} else {
+			name, wantAns = "Floor", pl.le[i]
+			cand, err = rd.FloorCandidates(&pr.key)
+		}
+		if err != nil {
+			return fail("%sCandidates: %v", name, err)
+		}
+		beyond := pl.beyond[d][i]
+		gotOn, gotBeyond := -1, -1
+		if cand.HasOnPath {
+			gotOn = s.rank(cand.OnPath)
+		}
+		if cand.HasBeyond {
+			gotBeyond = s.rank(cand.Beyond)
+		}
+		if cand.HasOnPath != (on >= 0) || gotOn != on || cand.HasBeyond != (beyond >= 0) || gotBeyond != beyond {
+			return fail("%sCandidates = %+v (OnPath entry %d, Beyond entry %d), want OnPath entry %d, Beyond entry %d", name, cand, gotOn, gotBeyond, on, beyond)
+		}
+		if on >= 0 && on != wantAns {
+			st.wrongSideOnPath++
+		}
+
+		if dir > 0 {
+			pos, ok, err = rd.Ceiling(&pr.key, s.keyAt)
+		} else {
+			pos, ok, err = rd.Floor(&pr.key, s.keyAt)
+		}
+		if err != nil {
+			return fail("%s: %v", name, err)
+		}
+		if ok != (wantAns >= 0) || (ok && pos != s.entries[wantAns].pos) {
+			return fail("%s = (%d, %v) (entry %d), want entry %d", name, pos, ok, s.rank(pos), wantAns)
+		}
+	}
+	return nil
+}
+
+// checkScan checks one scan's result (ascending) between probes lo and hi
+// (-1 for nil) against the Iterator contract: with start after end
+// nothing; else entries a..b, where a is the first entry >= start or the
+// one before it, if that one's stored prefix is a prefix of start (it is
+// then not start itself), and b likewise at the end.
+func (pl *exPlan) checkScan(lo, hi int, got []int64, st *exStats) error {
+	s := pl.set
+	n := len(s.entries)
+	if lo >= 0 && hi >= 0 && pl.ord[lo] > pl.ord[hi] {
+		if len(got) > 0 {
+			return fmt.Errorf("start after end: got %d entries, want none", len(got))
+		}
+		return nil
+	}
+	i, j := 0, n-1
+	lowExtra, highExtra := false, false
+	if lo >= 0 {
+		i = pl.ge[lo]
+		if i < 0 {
+			i = n
+		}
+		lowExtra = i > 0 && pl.on[lo] == i-1
+	}
+	if hi >= 0 {
+		j = pl.le[hi]
+		highExtra = j+1 < n && pl.on[hi] == j+1
+	}
+	a, b := i, j
+	if len(got) > 0 && lowExtra && got[0] == s.entries[i-1].pos {
+		a = i - 1
+	}
+	if len(got) > 0 && highExtra && got[len(got)-1] == s.entries[j+1].pos {
+		b = j + 1
+	}
+	ok := len(got) == max(0, b-a+1)
+	for r := a; ok && r <= b; r++ {
+		ok = got[r-a] == s.entries[r].pos
+	}
+	if !ok {
+		ranks := make([]int, len(got))
+		for x, p := range got {
+			ranks[x] = s.rank(p)
+		}
+		return fmt.Errorf("got entries %v, want entries %d..%d (in range %d..%d, extra below allowed %v, above %v)", ranks, a, b, i, j, lowExtra, highExtra)
+	}
+	if a < i {
+		st.scanExtras++
+	}
+	if b > j {
+		st.scanExtras++
+	}
+	return nil
+}
+
+// exTwins returns for every universe key an extension by one or two bytes
+// with the same hash byte.
+func exTwins(uni [][]byte) map[string][]byte {
+	twins := map[string][]byte{}
+	for _, raw := range uni {
+		h := partitioner.Murmur3.Decorate(raw).HashByte()
+	search:
+		for x := range 1 << 16 {
+			t := append(slices.Clone(raw), byte(x>>8), byte(x))
+			if x < 256 {
+				t = append(slices.Clone(raw), byte(x))
+			}
+			if partitioner.Murmur3.Decorate(t).HashByte() == h {
+				twins[string(raw)] = t
+				break search
+			}
+		}
+	}
+	return twins
+}
+
+// parseExKeys parses BTI_EXHAUSTIVE_KEYS into universe indexes, adding
+// keys the universe lacks to it.
+func parseExKeys(t *testing.T, spec string, uni *[][]byte) []uint8 {
+	spec = strings.Trim(spec, "{}")
+	var set []uint8
+	for _, h := range strings.Split(spec, ",") {
+		var raw []byte
+		if _, err := fmt.Sscanf(h, "%x", &raw); err != nil {
+			t.Fatalf("BTI_EXHAUSTIVE_KEYS: %q: %v", h, err)
+		}
+		i := slices.IndexFunc(*uni, func(k []byte) bool { return bytes.Equal(k, raw) })
+		if i < 0 {
+			i = len(*uni)
+			*uni = append(*uni, raw)
+		}
+		set = append(set, uint8(i))
+	}
+	slices.Sort(set)
+	return set
+}
+
+func TestExhaustive(t *testing.T) {
+	u := exhaustiveChoice(t)
+	uni := u.keys()
+	sets := u.sets(len(uni))
+	one := false
+	if spec := os.Getenv("BTI_EXHAUSTIVE_KEYS"); spec != "" {
+		sets, u.stride, one = [][]uint8{parseExKeys(t, spec, &uni)}, 1, true
+	}
+	t.Logf("universe %s: %d keys of length 1..%d over %x, %d sets of up to %d keys (stride %d for 3 keys or more), page sizes %v, all bounds %v",
+		u.name, len(uni), u.maxLen, u.alphabet, len(sets), u.maxKeys, u.stride, u.pageSizes, u.allBounds)
+	twins := exTwins(uni)
+	total := exStats{nodeTypes: map[string]int64{}}
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		t.Run(p.String(), func(t *testing.T) {
+			uniProbes := make([]exProbe, len(uni))
+			for i, raw := range uni {
+				uniProbes[i] = newExProbe(p, raw)
+			}
+			sample := u.sample(sets, int(p))
+			st, err := runExhaustive(u, p, uni, sample, uniProbes, twins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d sets, %d builds, %d probes, %d scans; node types %v; %d files with page padding; Get: %d hash-byte rejections, %d false positives; %d wrong-side on-path candidates; %d scan extras",
+				len(sample), st.builds, st.probes, st.scans, st.nodeTypes, st.paddedFiles, st.getHashRejects, st.getFalsePositives, st.wrongSideOnPath, st.scanExtras)
+			total.add(st)
+		})
+	}
+	if t.Failed() || one {
+		return
+	}
+	// The universe is meant to reach these; a change that stops it from
+	// doing so (fewer page breaks, no collisions) should be noticed.
+	for _, typ := range []string{"PAYLOAD_ONLY", "SINGLE_NOPAYLOAD_4", "SINGLE_8", "SPARSE_8", "DENSE_12"} {
+		if total.nodeTypes[typ] == 0 {
+			t.Errorf("no %s node in the universe (node types %v)", typ, total.nodeTypes)
+		}
+	}
+	if total.paddedFiles == 0 || total.getHashRejects == 0 || total.wrongSideOnPath == 0 || total.scanExtras == 0 {
+		t.Errorf("the universe missed a case: %d padded files, %d hash-byte rejections, %d wrong-side candidates, %d scan extras",
+			total.paddedFiles, total.getHashRejects, total.wrongSideOnPath, total.scanExtras)
+	}
+}
+
+// runExhaustive checks every set under p at every page size on a worker
+// pool. Worker w takes sets w, w+W, ...; on a failure the others stop
+// after the sets before the failing one, so the failure reported is the
+// first in set order whatever the scheduling.
+func runExhaustive(u exhaustiveUniverse, p partitioner.Partitioner, uni [][]byte, sets [][]uint8, uniProbes []exProbe, twins map[string][]byte) (*exStats, error) {
+	workers := runtime.GOMAXPROCS(0)
+	var firstBad atomic.Int64
+	firstBad.Store(int64(len(sets)))
+	errs := make([]error, len(sets)) // indexed by set; only failures are set
+	stats := make([]exStats, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := &stats[w]
+			st.nodeTypes = map[string]int64{}
+			for i := w; i < len(sets) && int64(i) < firstBad.Load(); i += workers {
+				s := newExSet(p, uni, sets[i])
+				pl := newExPlan(s, uniProbes, twins, u.allBounds)
+				for _, ps := range u.pageSizes {
+					if err := checkEx(exCase{set: s, pageSize: ps}, pl, st); err != nil {
+						errs[i] = err
+						for {
+							old := firstBad.Load()
+							if int64(i) >= old || firstBad.CompareAndSwap(old, int64(i)) {
+								break
+							}
+						}
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if bad := firstBad.Load(); bad < int64(len(sets)) {
+		return nil, fmt.Errorf("set %d of %d: %w\nrerun: BTI_EXHAUSTIVE_KEYS=%s go test -run 'TestExhaustive$' ./partitionindex",
+			bad, len(sets), errs[bad], strings.Trim(newExSet(p, uni, sets[bad]).name(), "{}"))
+	}
+	total := &exStats{nodeTypes: map[string]int64{}}
+	for i := range stats {
+		total.add(&stats[i])
+	}
+	return total, nil
+}
+
+// TestExhaustiveUniverseSizes pins the universes' sizes, on which the
+// test's cost depends: every set, and the sets each partitioner samples.
+// Measured (2 shared cores, at the commit adding this test): -short 3 s,
+// plain go test 34 s, BTI_LONG=1 see the commit message.
+func TestExhaustiveUniverseSizes(t *testing.T) {
+	for _, c := range []struct {
+		u          exhaustiveUniverse
+		keys, sets int
+		sampled    [3]int // Murmur3, ByteOrdered, Random
+	}{
+		{exhaustiveShort, 12, 1 + 12 + 66 + 220 + 495, [3]int{258, 258, 258}},
+		{exhaustiveCI, 39, 1 + 39 + 741 + 9139 + 82251, [3]int{3251, 3251, 3251}},
+		{exhaustiveLong, 84, 1 + 84 + 3486 + 95284 + 1929501, [3]int{46653, 46653, 46653}},
+	} {
+		uni := c.u.keys()
+		if len(uni) != c.keys {
+			t.Errorf("%s: %d keys, want %d", c.u.name, len(uni), c.keys)
+		}
+		sets := c.u.sets(len(uni))
+		if len(sets) != c.sets {
+			t.Errorf("%s: %d sets, want %d", c.u.name, len(sets), c.sets)
+		}
+		for p := range 3 {
+			if n := len(c.u.sample(sets, p)); n != c.sampled[p] {
+				t.Errorf("%s: partitioner %v samples %d sets, want %d", c.u.name, partitioner.Partitioner(p), n, c.sampled[p])
+			}
+		}
+	}
+}
