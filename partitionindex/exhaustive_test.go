@@ -42,7 +42,8 @@ import (
 // Sizes (count with TestExhaustiveUniverseSizes): -short takes keys of
 // length 1..2 over {00, 80, FF}; plain go test keys of length 1..3 over the
 // same alphabet; BTI_LONG=1 the alphabet {00, 01, 80, FF}. To rerun one
-// set, BTI_EXHAUSTIVE_KEYS=hex,hex,... (the form failure messages print).
+// set, BTI_EXHAUSTIVE_KEYS='{hex,hex,...}' (the form failure messages
+// print; '{}' is the empty index).
 
 type exhaustiveUniverse struct {
 	name      string
@@ -73,23 +74,8 @@ var (
 	exhaustiveShort = exhaustiveUniverse{"short", []byte{0x00, 0x80, 0xFF}, 2, 4, exhaustivePageSizes, 4, false}
 	exhaustiveCI    = exhaustiveUniverse{"ci", []byte{0x00, 0x80, 0xFF}, 3, 4, exhaustivePageSizes, 37, false}
 	exhaustiveLong  = exhaustiveUniverse{"long", []byte{0x00, 0x01, 0x80, 0xFF}, 3, 4, exhaustivePageSizes, 47, false}
+	exhaustivePairs = exhaustiveUniverse{"pairs", []byte{0x00, 0x80, 0xFF}, 2, 4, exhaustivePageSizes, 4, true}
 )
-
-func exhaustiveChoice(t *testing.T) exhaustiveUniverse {
-	u := exhaustiveCI
-	switch {
-	case os.Getenv("BTI_LONG") != "":
-		u = exhaustiveLong
-	case testing.Short():
-		u = exhaustiveShort
-	}
-	if v := os.Getenv("BTI_EXHAUSTIVE_STRIDE"); v != "" {
-		if _, err := fmt.Sscan(v, &u.stride); err != nil || u.stride < 1 {
-			t.Fatalf("BTI_EXHAUSTIVE_STRIDE=%q: want a positive integer", v)
-		}
-	}
-	return u
-}
 
 // sample returns the sets partitioner number p takes (see stride).
 func (u exhaustiveUniverse) sample(sets [][]uint8, p int) [][]uint8 {
@@ -279,7 +265,7 @@ type exCase struct {
 }
 
 func (c exCase) String() string {
-	return fmt.Sprintf("set %s partitioner %v page %d", c.set.name(), c.set.p, c.pageSize)
+	return fmt.Sprintf("set %s partitioner %v page %d (paths scratch and reference, identical files)", c.set.name(), c.set.p, c.pageSize)
 }
 
 // buildEx builds the set on both paths and returns the file; the paths
@@ -519,7 +505,7 @@ func checkEx(c exCase, pl *exPlan, st *exStats) error {
 				err = pl.checkScan(lb, hb, got, st)
 			}
 			if err != nil {
-				return fmt.Errorf("%v: scan %s reverse=%v: %w", c, boundsName([2]*partitioner.Key{lk, hk}), reverse, err)
+				return fmt.Errorf("%v: scan [%s, %s] reverse=%v: %w", c, exBoundName(lk), exBoundName(hk), reverse, err)
 			}
 			st.scans++
 		}
@@ -527,12 +513,23 @@ func checkEx(c exCase, pl *exPlan, st *exStats) error {
 	return nil
 }
 
+// exBoundName names a scan bound: nil, "" for the empty key, else hex.
+func exBoundName(k *partitioner.Key) string {
+	switch {
+	case k == nil:
+		return "nil"
+	case len(k.Raw) == 0:
+		return `""`
+	}
+	return fmt.Sprintf("%x", k.Raw)
+}
+
 // checkExProbe checks Get, the candidates, Ceiling and Floor of probe i.
 func checkExProbe(c exCase, pl *exPlan, i int, rd *Reader, st *exStats) error {
 	s := c.set
 	pr := &pl.probes[i]
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%v: probe %x: %s", c, pr.key.Raw, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%v: probe %s: %s", c, exBoundName(&pr.key), fmt.Sprintf(format, args...))
 	}
 	on := pl.on[i]
 	member := on >= 0 && pl.ge[i] == on && pl.le[i] == on
@@ -675,7 +672,10 @@ func exTwins(uni [][]byte) map[string][]byte {
 // keys the universe lacks to it.
 func parseExKeys(t *testing.T, spec string, uni *[][]byte) []uint8 {
 	spec = strings.Trim(spec, "{}")
-	var set []uint8
+	set := []uint8{}
+	if spec == "" {
+		return set // the empty index
+	}
 	for _, h := range strings.Split(spec, ",") {
 		var raw []byte
 		if _, err := fmt.Sscanf(h, "%x", &raw); err != nil {
@@ -693,7 +693,35 @@ func parseExKeys(t *testing.T, spec string, uni *[][]byte) []uint8 {
 }
 
 func TestExhaustive(t *testing.T) {
-	u := exhaustiveChoice(t)
+	u := exhaustiveCI
+	switch {
+	case os.Getenv("BTI_LONG") != "":
+		u = exhaustiveLong
+	case testing.Short():
+		u = exhaustiveShort
+	}
+	testExhaustive(t, u)
+}
+
+// TestExhaustiveAllBoundPairs scans between every pair of probes, nil
+// included, over the short universe (every set of it with BTI_LONG=1).
+func TestExhaustiveAllBoundPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: TestExhaustive scans between the pairs near each set's keys")
+	}
+	u := exhaustivePairs
+	if os.Getenv("BTI_LONG") != "" {
+		u.stride = 1
+	}
+	testExhaustive(t, u)
+}
+
+func testExhaustive(t *testing.T, u exhaustiveUniverse) {
+	if v := os.Getenv("BTI_EXHAUSTIVE_STRIDE"); v != "" {
+		if _, err := fmt.Sscan(v, &u.stride); err != nil || u.stride < 1 {
+			t.Fatalf("BTI_EXHAUSTIVE_STRIDE=%q: want a positive integer", v)
+		}
+	}
 	uni := u.keys()
 	sets := u.sets(len(uni))
 	one := false
@@ -773,8 +801,8 @@ func runExhaustive(u exhaustiveUniverse, p partitioner.Partitioner, uni [][]byte
 	}
 	wg.Wait()
 	if bad := firstBad.Load(); bad < int64(len(sets)) {
-		return nil, fmt.Errorf("set %d of %d: %w\nrerun: BTI_EXHAUSTIVE_KEYS=%s go test -run 'TestExhaustive$' ./partitionindex",
-			bad, len(sets), errs[bad], strings.Trim(newExSet(p, uni, sets[bad]).name(), "{}"))
+		return nil, fmt.Errorf("set %d of %d: %w\nrerun: BTI_EXHAUSTIVE_KEYS='%s' go test -run 'TestExhaustive$' ./partitionindex",
+			bad, len(sets), errs[bad], newExSet(p, uni, sets[bad]).name())
 	}
 	total := &exStats{nodeTypes: map[string]int64{}}
 	for i := range stats {
@@ -795,6 +823,7 @@ func TestExhaustiveUniverseSizes(t *testing.T) {
 	}{
 		{exhaustiveShort, 12, 1 + 12 + 66 + 220 + 495, [3]int{258, 258, 258}},
 		{exhaustiveCI, 39, 1 + 39 + 741 + 9139 + 82251, [3]int{3251, 3251, 3251}},
+		{exhaustivePairs, 12, 1 + 12 + 66 + 220 + 495, [3]int{258, 258, 258}},
 		{exhaustiveLong, 84, 1 + 84 + 3486 + 95284 + 1929501, [3]int{46653, 46653, 46653}},
 	} {
 		uni := c.u.keys()
