@@ -29,21 +29,30 @@ import (
 //     entry (hash byte or not), and as Beyond the nearest other entry
 //     strictly on the wanted side; Ceiling and Floor equal the model's;
 //   - First, Last, Count and the footer keys equal the model's;
-//   - Scan and ScanReverse between every pair of bounds (nil included)
-//     yield the entries in range plus at most one neighbour outside each
-//     bound that is not a key, and only one whose stored prefix is a prefix
-//     of that bound (the reason the Iterator doc gives for it).
+//   - Scan and ScanReverse yield the entries in range plus at most one
+//     neighbour outside each bound that is not a key, and only one whose
+//     stored prefix is a prefix of that bound (the reason the Iterator doc
+//     gives for it); nothing when start is after end.
 //
 // Probes are every key of the universe, the empty key (Cassandra has no
-// empty partition key, but a probe may be anything, and it sorts first
-// under every partitioner), and for each key of the set its extensions by
-// 00, 7F and FF and its last byte moved by ±1.
+// empty partition key and the builder does not refuse one, but none is in
+// a set here; as a probe it sorts first under every partitioner), and for
+// each key of the set its extensions by 00, 7F and FF, its twin (an
+// extension with the same hash byte, so that Get has false positives to
+// return) and its last byte moved by one either way. TestExhaustive scans
+// between every pair of nil, the empty key and the probes derived from the
+// set's keys, and between each other probe and nil;
+// TestExhaustiveAllBoundPairs between every pair of probes and nil, over
+// the smallest universe.
 //
-// Sizes (count with TestExhaustiveUniverseSizes): -short takes keys of
-// length 1..2 over {00, 80, FF}; plain go test keys of length 1..3 over the
-// same alphabet; BTI_LONG=1 the alphabet {00, 01, 80, FF}. To rerun one
-// set, BTI_EXHAUSTIVE_KEYS='{hex,hex,...}' (the form failure messages
-// print; '{}' is the empty index).
+// Sizes (TestExhaustiveUniverseSizes pins them): -short takes keys of
+// length 1..2 over {00, 80, FF}; plain go test keys of length 1..3 over
+// the same alphabet; BTI_LONG=1 keys of length 1..3 over {00, 01, 80, FF}.
+// Of the sets of three or four keys each takes a deterministic sample
+// (stride; BTI_EXHAUSTIVE_STRIDE=1 takes every set). The first failure in
+// set order is reported, whatever the scheduling of the workers; to rerun
+// its set alone, BTI_EXHAUSTIVE_KEYS='{hex,hex,...}' (the form failure
+// messages print; '{}' is the empty index).
 
 type exhaustiveUniverse struct {
 	name      string
@@ -61,10 +70,10 @@ type exhaustiveUniverse struct {
 	allBounds bool
 }
 
-// Page sizes: 16 is below the size of most branch nodes with their
-// children, so nearly every node crosses or starts a page; 24 and 32 split
-// four-key tries in a few places; 0 (4096) never splits. Check's page
-// rules are run with the same size.
+// Page sizes: the trie of up to four of these keys is a few dozen bytes
+// (the test logs the range), so 16, 24 and 32 put page breaks (padding)
+// into many files (the test logs how many) and 0 (4096) into none. Check's page rules are
+// run with the same size.
 var exhaustivePageSizes = []int{16, 24, 32, 0}
 
 // The universes, with their sizes as TestExhaustiveUniverseSizes pins them
@@ -298,6 +307,7 @@ type exStats struct {
 	builds, probes, scans int64
 	nodeTypes             map[string]int64
 	paddedFiles           int64 // files with page padding: a page break
+	minSize, maxSize      int64 // readable trie bytes (Check's Size)
 	getFalsePositives     int64 // absent probes Get found (hash byte matched)
 	getHashRejects        int64 // absent probes on a stored prefix, hash byte differed
 	wrongSideOnPath       int64 // OnPath candidates on the wrong side
@@ -305,10 +315,14 @@ type exStats struct {
 }
 
 func (a *exStats) add(b *exStats) {
+	if b.builds > 0 && (a.builds == 0 || b.minSize < a.minSize) {
+		a.minSize = b.minSize
+	}
 	a.builds += b.builds
 	a.probes += b.probes
 	a.scans += b.scans
 	a.paddedFiles += b.paddedFiles
+	a.maxSize = max(a.maxSize, b.maxSize)
 	a.getFalsePositives += b.getFalsePositives
 	a.getHashRejects += b.getHashRejects
 	a.wrongSideOnPath += b.wrongSideOnPath
@@ -440,6 +454,10 @@ func checkEx(c exCase, pl *exPlan, st *exStats) error {
 	if rep.PaddingBytes > 0 {
 		st.paddedFiles++
 	}
+	if st.builds == 1 || rep.Size < st.minSize {
+		st.minSize = rep.Size
+	}
+	st.maxSize = max(st.maxSize, rep.Size)
 	rd, err := ix.OpenReader()
 	if err != nil {
 		return fmt.Errorf("%v: OpenReader: %w", c, err)
@@ -743,8 +761,8 @@ func testExhaustive(t *testing.T, u exhaustiveUniverse) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d sets, %d builds, %d probes, %d scans; node types %v; %d files with page padding; Get: %d hash-byte rejections, %d false positives; %d wrong-side on-path candidates; %d scan extras",
-				len(sample), st.builds, st.probes, st.scans, st.nodeTypes, st.paddedFiles, st.getHashRejects, st.getFalsePositives, st.wrongSideOnPath, st.scanExtras)
+			t.Logf("%d sets, %d builds, %d probes, %d scans; node types %v; tries of %d to %d bytes, %d files with page padding; Get: %d hash-byte rejections, %d false positives; %d wrong-side on-path candidates; %d scan extras",
+				len(sample), st.builds, st.probes, st.scans, st.nodeTypes, st.minSize, st.maxSize, st.paddedFiles, st.getHashRejects, st.getFalsePositives, st.wrongSideOnPath, st.scanExtras)
 			total.add(st)
 		})
 	}
