@@ -273,16 +273,62 @@ func takePartial(b *partitionindex.Builder, written func() int, r *partialReques
 	return nil
 }
 
-// checkPartials checks every accepted view: it holds exactly the first
-// after-1 keys, each found at its position and listed in order by a scan,
-// and key number after is not found at its position.
+// checkPartials checks every accepted view of a held build: it holds
+// exactly the first after-1 keys, each found at its position and listed in
+// order by a scan, and key number after is not found at its position.
 func checkPartials(ks *keySet, res *buildResult, stderr io.Writer) error {
-	failed := 0
-	for _, r := range res.partials {
+	checks, err := openViewChecks(res.data, res.partials, ks.name)
+	defer closeViewChecks(checks)
+	if err != nil {
+		return err
+	}
+	for i := range ks.keys {
+		if !feedViewChecks(checks, i, &ks.keys[i], ks.pos[i]) {
+			break
+		}
+	}
+	return viewVerdicts(checks, len(res.partials), stderr)
+}
+
+// openViewChecks opens a viewCheck for every accepted view over the
+// prefix of file it covers.
+func openViewChecks(file []byte, partials []partialRequest, name string) ([]*viewCheck, error) {
+	var checks []*viewCheck
+	for _, r := range partials {
 		if !r.accepted {
 			continue
 		}
-		if err := checkPartial(ks, res.data[:r.fileLen], r); err != nil {
+		c, err := newViewCheck(r, file[:r.fileLen], name)
+		if err != nil {
+			return checks, err
+		}
+		checks = append(checks, c)
+	}
+	return checks, nil
+}
+
+func closeViewChecks(checks []*viewCheck) {
+	for _, c := range checks {
+		c.close()
+	}
+}
+
+// feedViewChecks gives key i to every view; false once none needs more.
+func feedViewChecks(checks []*viewCheck, i int, key *partitioner.Key, pos int64) bool {
+	open := false
+	for _, c := range checks {
+		c.add(i, key, pos)
+		open = open || !c.finished()
+	}
+	return open
+}
+
+// viewVerdicts prints every failed view and fails the build if any did;
+// requested counts the views asked for, declined ones included.
+func viewVerdicts(checks []*viewCheck, requested int, stderr io.Writer) error {
+	failed := 0
+	for _, c := range checks {
+		if err := c.result(); err != nil {
 			var cf *checkFailed
 			if !errors.As(err, &cf) {
 				return err
@@ -292,21 +338,9 @@ func checkPartials(ks *keySet, res *buildResult, stderr io.Writer) error {
 		}
 	}
 	if failed > 0 {
-		return &checkFailed{fmt.Sprintf("%d of %d early-open views failed their checks", failed, len(res.partials))}
+		return &checkFailed{fmt.Sprintf("%d of %d early-open views failed their checks", failed, requested)}
 	}
 	return nil
-}
-
-func checkPartial(ks *keySet, file []byte, r partialRequest) error {
-	c, err := newViewCheck(r, file, ks.name)
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	for i := 0; i < r.after && !c.finished(); i++ {
-		c.add(i, &ks.keys[i], ks.pos[i])
-	}
-	return c.result()
 }
 
 // viewCheck checks one early-open view against the keys fed to it in

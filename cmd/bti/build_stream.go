@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -100,24 +99,10 @@ func streamBuild(path string, o *output, opts partitionindex.Options, requests [
 // index, each view reads its prefix, and every view is fed the keys it
 // covers as they stream by, so nothing but the views' readers is held.
 func checkStreamedPartials(path string, p partitioner.Partitioner, file []byte, partials []partialRequest, stderr io.Writer) error {
-	var checks []*viewCheck
-	defer func() {
-		for _, c := range checks {
-			c.close()
-		}
-	}()
-	for _, r := range partials {
-		if !r.accepted {
-			continue
-		}
-		c, err := newViewCheck(r, file[:r.fileLen], path)
-		if err != nil {
-			return err
-		}
-		checks = append(checks, c)
-	}
-	if len(checks) == 0 {
-		return nil
+	checks, err := openViewChecks(file, partials, path)
+	defer closeViewChecks(checks)
+	if err != nil || len(checks) == 0 {
+		return err
 	}
 	ks, err := openKeyStream(path, p, "checking early-open views against", newProgress(stderr))
 	if err != nil {
@@ -125,31 +110,12 @@ func checkStreamedPartials(path string, p partitioner.Partitioner, file []byte, 
 	}
 	defer ks.Close()
 	for i := 0; ks.Next(); i++ {
-		open := false
-		for _, c := range checks {
-			c.add(i, ks.Key(), ks.Pos())
-			open = open || !c.finished()
-		}
-		if !open {
+		if !feedViewChecks(checks, i, ks.Key(), ks.Pos()) {
 			break
 		}
 	}
 	if err := ks.Err(); err != nil {
 		return err
 	}
-	failed := 0
-	for _, c := range checks {
-		if err := c.result(); err != nil {
-			var cf *checkFailed
-			if !errors.As(err, &cf) {
-				return err
-			}
-			fmt.Fprintf(stderr, "bti build: %v\n", err)
-			failed++
-		}
-	}
-	if failed > 0 {
-		return &checkFailed{fmt.Sprintf("%d of %d early-open views failed their checks", failed, len(partials))}
-	}
-	return nil
+	return viewVerdicts(checks, len(partials), stderr)
 }
