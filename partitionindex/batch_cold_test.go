@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -18,16 +17,7 @@ import (
 // read-ahead advice must leave every answer as Get gives it, mixed hits,
 // misses and errors included.
 func TestGetBatchColdMappedFile(t *testing.T) {
-	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 20_000, Seed: 12}
-	keys, err := cfg.Keys()
-	require.NoError(t, err)
-	var file writeBuffer
-	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
-	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
-	}
-	_, err = b.Complete()
-	require.NoError(t, err)
+	keys, file := murmur3Index(t, 20_000, 12)
 	path := filepath.Join(t.TempDir(), "Partitions.db")
 	require.NoError(t, os.WriteFile(path, file, 0o644))
 	f, err := os.Open(path)

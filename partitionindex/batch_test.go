@@ -168,16 +168,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 // Keys of another partitioner, and a closed handle, give Get's errors, lane
 // by lane, without disturbing the other lanes.
 func TestGetBatchErrors(t *testing.T) {
-	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 500, Seed: 5}
-	keys, err := cfg.Keys()
-	require.NoError(t, err)
-	var file writeBuffer
-	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
-	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
-	}
-	_, err = b.Complete()
-	require.NoError(t, err)
+	keys, file := murmur3Index(t, 500, 5)
 	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	rd, err := ix.OpenReader()
@@ -288,16 +279,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 // long batch that mixes present keys, absent keys and keys of the wrong
 // partitioner, cut at every size of batchSizes.
 func TestGetBatchRefillMixed(t *testing.T) {
-	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 3000, Seed: 9}
-	keys, err := cfg.Keys()
-	require.NoError(t, err)
-	var file writeBuffer
-	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
-	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
-	}
-	_, err = b.Complete()
-	require.NoError(t, err)
+	keys, file := murmur3Index(t, 3000, 9)
 	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	rd, err := ix.OpenReader()
@@ -322,4 +304,21 @@ func TestGetBatchRefillMixed(t *testing.T) {
 		}
 	}
 	checkBatchAgainstGet(t, rd, probes)
+}
+
+// murmur3Index builds the index of count generated Murmur3 UUID keys, key
+// i at position i, and returns the keys and the file.
+func murmur3Index(t *testing.T, count int, seed uint64) ([]partitioner.Key, writeBuffer) {
+	t.Helper()
+	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: count, Seed: seed}
+	keys, err := cfg.Keys()
+	require.NoError(t, err)
+	var file writeBuffer
+	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
+	for i := range keys {
+		require.NoError(t, b.AddEntry(&keys[i], int64(i)))
+	}
+	_, err = b.Complete()
+	require.NoError(t, err)
+	return keys, file
 }
