@@ -230,8 +230,7 @@ func (w *Walker) exactBatch(probes []Probe, cold bool) {
 			// One step of any node through the general decoder; the lane
 			// stays in the round.
 			{
-				seg, _ := w.t.src.segment(pos)
-				c, err := w.exactStep(pos, seg, b)
+				c, err := w.exactStep(pos, b)
 				if err != nil {
 					p.Err = err
 					goto done

@@ -115,8 +115,9 @@ func sameError(a, b error) bool {
 	return a.Error() == b.Error()
 }
 
-// FuzzExactFastPath: arbitrary bytes, root and key; the inline node decoders
-// of Exact must answer exactly as the general decoder, errors included.
+// FuzzExactFastPath: arbitrary bytes, root and key; the hand-inlined hot
+// loops (exactFile, ceilingFile, the batch lane loop) must answer exactly as
+// the general decoder, errors included.
 func FuzzExactFastPath(f *testing.F) {
 	c := fileC()
 	f.Add(c[:0x17], uint32(0x15), bop("ab"), false)
@@ -133,6 +134,19 @@ func FuzzExactFastPath(f *testing.F) {
 	hashed := hashedEntries(rand.New(rand.NewSource(1)), 600)
 	data, hroot := buildTrie(f, hashed, buildOpts{})
 	f.Add(data, uint32(hroot), hashed[17].key, false)
+	// The Writer's output with 64-byte pages: wide pointers, more types.
+	var tiny bytes.Buffer
+	tw := NewWriter(&tiny, Options{PageSize: 64})
+	for _, e := range randomEntries(rand.New(rand.NewSource(4)), 200, 5, []byte("abcx")) {
+		if err := tw.Add(e.key, e.flags, e.payload); err != nil {
+			f.Fatal(err)
+		}
+	}
+	troot, err := tw.Complete()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tiny.Bytes(), uint32(troot), []byte("abca"), false)
 	f.Fuzz(func(t *testing.T, data []byte, root uint32, key []byte, split bool) {
 		src := Source{File: data}
 		if split && len(data) > 1 {
@@ -155,6 +169,14 @@ func FuzzExactFastPath(f *testing.F) {
 			keys = append(keys, key[:j], append(key[j:j:j], key...))
 		}
 		checkBatch(t, tr, keys)
+		// The hot loops against the general walks they mirror
+		// (hotloop_test.go), on these bytes and with a jump table.
+		if tr.src.Tail == nil {
+			crossCheck(t, tr, keys)
+			if tj := tr.WithJumpTable(); tj.JumpTable() {
+				crossCheck(t, tj, keys)
+			}
+		}
 	})
 }
 

@@ -6,12 +6,6 @@ package trie
 //go:noescape
 func prefetch(p *byte) byte
 
-// prefetchSpan starts loading the cache lines holding b[0], b[64] and
-// b[160] (len(b) > 160) and returns 0.
-//
-//go:noescape
-func prefetchSpan(b []byte) byte
-
 // prefetchOffsets starts loading the cache lines holding b[o] for every o in
 // offs (each in [0, len(b))) and returns 0.
 //

@@ -8,10 +8,6 @@ package trie
 // arrives, so fewer misses overlap.
 func prefetch(p *byte) byte { return *p }
 
-// prefetchSpan reads b[0], b[64] and b[160] (len(b) > 160), as prefetch
-// reads its byte.
-func prefetchSpan(b []byte) byte { return b[0] ^ b[64] ^ b[160] }
-
 // prefetchOffsets reads b[o] for every o in offs, as prefetch reads its byte.
 func prefetchOffsets(b []byte, offs []int64) byte {
 	var t byte
