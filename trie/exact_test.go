@@ -180,16 +180,27 @@ func FuzzExactFastPath(f *testing.F) {
 	})
 }
 
-// checkBatch checks that ExactBatch answers each key, whole and (every other
-// one) as a prefix, exactly as Exact and ExactPrefix do.
+// checkBatch checks that ExactBatch and ExactBatchCold answer each key,
+// whole and (every other one) as a prefix, exactly as Exact and ExactPrefix
+// do.
 func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
+	t.Helper()
+	checkBatchMode(t, tr, keys, false)
+	checkBatchMode(t, tr, keys, true)
+}
+
+func checkBatchMode(t *testing.T, tr *Trie, keys [][]byte, cold bool) {
 	t.Helper()
 	w := tr.Walker()
 	probes := make([]Probe, len(keys))
 	for i, k := range keys {
 		probes[i] = Probe{Key: k, Partial: i%2 == 1}
 	}
-	w.ExactBatch(probes)
+	if cold {
+		w.ExactBatchCold(probes)
+	} else {
+		w.ExactBatch(probes)
+	}
 	for i, p := range probes {
 		var node int64
 		var ok, more bool
@@ -217,7 +228,8 @@ func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
 	}
 }
 
-// More probes than ExactBatch keeps in flight (batchLanes): each lane that
+// More probes than ExactBatch keeps in flight (batchLanes, coldLanes for
+// ExactBatchCold): each lane that
 // finishes takes the next probe, and walks of different lengths finish out
 // of order, so answers must land at their probe's index whatever order the
 // walks end in. Every count around the lane count, and a long batch of
@@ -237,7 +249,7 @@ func TestExactBatchRefill(t *testing.T) {
 	if len(keys) <= 4*batchLanes {
 		t.Fatalf("only %d keys", len(keys))
 	}
-	for _, n := range []int{0, 1, batchLanes - 1, batchLanes, batchLanes + 1, 2*batchLanes + 3} {
+	for _, n := range []int{0, 1, batchLanes - 1, batchLanes, batchLanes + 1, 2*batchLanes + 3, coldLanes - 1, coldLanes, coldLanes + 1, 2*coldLanes + 3} {
 		checkBatch(t, tr, keys[:n])
 	}
 	hashed := hashedEntries(rand.New(rand.NewSource(2)), 3000)

@@ -56,17 +56,30 @@ func crossCheck(t *testing.T, tr *Trie, keys [][]byte) {
 		probes := make([]Probe, len(keys))
 		for i, k := range keys {
 			probes[i] = Probe{Key: k, Partial: i%2 == 1}
+			if i%3 != 0 {
+				// The payload check, with flags that some payloads reach
+				// and a byte that some payloads start with.
+				probes[i].CheckFlags, probes[i].Check = uint8(1+i%15), byte(i%4)
+			}
 		}
 		hot.exactBatch(probes, cold)
 		for i, p := range probes {
 			gn, gok, gmore, gerr := general.exactWalk(p.Key, p.Partial)
-			if p.Node != gn || p.OK != gok || p.More != gmore || !sameError(p.Err, gerr) {
-				t.Fatalf("batch (cold %v) probe %d (%x, partial %v): lane loop %d %v %v %v, general %d %v %v %v", cold, i, p.Key, p.Partial, p.Node, p.OK, p.More, p.Err, gn, gok, gmore, gerr)
-			}
 			var gf uint8
 			var gp []byte
 			if gok {
 				gf, gp = general.Payload()
+			}
+			// The check, applied to the general walk's hit.
+			gmis := gok && p.CheckFlags != 0 && gf >= p.CheckFlags && len(gp) > 0 && gp[0] != p.Check
+			if gmis {
+				gok = false
+			}
+			if p.Mismatch != gmis {
+				t.Fatalf("batch (cold %v) probe %d (%x): mismatch %v, the check on the general walk's hit says %v", cold, i, p.Key, p.Mismatch, gmis)
+			}
+			if p.Node != gn || p.OK != gok || p.More != gmore || !sameError(p.Err, gerr) {
+				t.Fatalf("batch (cold %v) probe %d (%x, partial %v): lane loop %d %v %v %v, general %d %v %v %v", cold, i, p.Key, p.Partial, p.Node, p.OK, p.More, p.Err, gn, gok, gmore, gerr)
 			}
 			if p.Flags != gf || !bytes.Equal(p.Payload, gp) {
 				t.Fatalf("batch (cold %v) probe %d (%x): payload %x/%x, general %x/%x", cold, i, p.Key, p.Flags, p.Payload, gf, gp)

@@ -162,13 +162,21 @@ func denseFixed(t nodeType, n int) int {
 // fixed part the caller has checked to lie in seg (nodeView.distance for
 // them).
 func denseSlot(t nodeType, seg []byte, i int) uint64 {
+	j := 3 + 2*i // the slot's first byte
 	switch t {
 	case dense12:
-		return read12(seg[3:], i)
-	case dense16:
-		return uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
+		j = 3 + 3*i/2 // read12's 16-bit word
+	case dense24:
+		j = 3 + 3*i
 	}
-	return uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
+	v := uint64(seg[j])<<8 | uint64(seg[j+1])
+	switch t {
+	case dense12:
+		return v >> (uint(^i&1) << 2) & 0xFFF // even i: the top 12 bits; odd: the low 12
+	case dense24:
+		return v<<8 | uint64(seg[j+2])
+	}
+	return v
 }
 
 // touchAround reads the bytes 128 and 64 below position c and 32 above it,
