@@ -103,7 +103,7 @@ type batchRun struct {
 
 // The events on which the lane loop returns to exactBatch.
 const (
-	batchFlush   = iota // pf holds pfFlush or more prefetches
+	batchFlush   = iota // pf holds pfFlush or more prefetches (or one per lane left)
 	batchGeneral        // lane x needs a general step
 	batchDone           // no lane is in flight
 )
@@ -127,6 +127,7 @@ func (w *Walker) exactBatch(probes []Probe, cold bool) {
 			r.issue()
 		}
 	}
+	r.issue() // the last lanes' first nodes, before their first turns
 	for r.n > 0 {
 		switch r.turns() {
 		case batchFlush:
@@ -238,8 +239,8 @@ func far(pos int64, off int) bool {
 }
 
 // turns runs lane turns, round robin from lane r.x, until pf holds pfFlush
-// prefetches, a lane needs a general step, or no lane is left, and returns
-// which. It makes no call in any turn: each turn's node step is a manually
+// prefetches (or as many as there are lanes), a lane needs a general step,
+// or no lane is left, and returns which. It makes no call in any turn: each turn's node step is a manually
 // inlined version of exactStep (walker.go; the same types and checks as
 // exactFile's loop, walkfile.go), and a lane's refill is start's code
 // written out. Anything it does not decode (another type, an irregular
@@ -249,8 +250,11 @@ func far(pos int64, off int) bool {
 func (r *batchRun) turns() int {
 	f, probes := r.f, r.probes
 	x, npf := r.x, r.npf
+	// With fewer lanes than pfFlush left, a lane's turn comes round again
+	// before pfFlush prefetches gather: issue them after as many turns.
+	flushAt := min(pfFlush, r.n)
 	for {
-		if npf >= pfFlush {
+		if npf >= flushAt {
 			r.x, r.npf = x, npf
 			return batchFlush
 		}
@@ -433,5 +437,6 @@ func (r *batchRun) turns() int {
 		}
 		r.n--
 		r.lanes[x] = r.lanes[r.n]
+		flushAt = min(pfFlush, r.n)
 	}
 }
