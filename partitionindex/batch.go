@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/bti-go/bti/partitioner"
@@ -49,10 +50,10 @@ func (r *Reader) GetBatch(dst []Result, keys []partitioner.Key) []Result {
 // thread until the read is done, so GetBatch's prefetches overlap nothing;
 // GetBatchCold instead asks the kernel to read each walk's next page ahead
 // (madvise MADV_WILLNEED, trie.Walker.ExactBatchCold), so the reads of
-// several walks are in flight at once. It makes a system call per node
-// step, so on an index in memory it is several times slower than
-// GetBatch: use it when the caller knows the index is cold. The answers
-// are GetBatch's.
+// several walks (32 at a time) are in flight at once. It makes a system
+// call for each page the walks of a call reach that the call has not asked
+// for yet, so on an index in memory it is slower than GetBatch: use it when
+// the caller knows the index is cold. The answers are GetBatch's.
 func (r *Reader) GetBatchCold(dst []Result, keys []partitioner.Key) []Result {
 	return r.getBatch(dst, keys, true)
 }
@@ -67,32 +68,45 @@ func (r *Reader) getBatch(dst []Result, keys []partitioner.Key, cold bool) []Res
 		dst = slices.Grow(dst, len(chunk))[:base+len(chunk)] // every result is set below
 		n := 0
 		bs.enc = bs.enc[:0]
+		whole := false // some key is encoded whole, into enc
 		for i := range chunk {
 			k := &chunk[i] // Keys are 80 bytes: do not copy them
 			if err := r.checkKey(k); err != nil {
 				dst[base+i] = Result{Err: err}
 				continue
 			}
+			p := &bs.probes[n]
 			if k.Partitioner == partitioner.Murmur3 {
 				putTokenPrefix(&bs.tok[n], k.Token)
+				p.Key, p.Partial = bs.tok[n][:], true
 				bs.ends[n] = -1
 			} else {
 				bs.enc = k.AppendComparable(bs.enc)
 				bs.ends[n] = len(bs.enc)
+				whole = true
+			}
+			// The hash byte, which the walk checks at the leaf while
+			// its line is in cache (exactResult's check). A key
+			// decorated without its hash (Hashed false) is checked
+			// after the walk instead, so that the hash is computed
+			// only for a hit, as Get does.
+			p.Check, p.CheckFlags = byte(k.Hash2), 0
+			if k.Hashed {
+				p.CheckFlags = flagHasHashByte
 			}
 			bs.lane[n] = i
 			n++
 		}
-		// Slice the keys out only now: appending may have moved enc.
-		start := 0
-		for j := 0; j < n; j++ {
-			p := &bs.probes[j]
-			if bs.ends[j] < 0 {
-				p.Key, p.Partial = bs.tok[j][:], true
-				continue
+		if whole {
+			// Slice the whole encodings out only now: appending may have
+			// moved enc.
+			start := 0
+			for j := 0; j < n; j++ {
+				if bs.ends[j] >= 0 {
+					bs.probes[j].Key, bs.probes[j].Partial = bs.enc[start:bs.ends[j]], false
+					start = bs.ends[j]
+				}
 			}
-			p.Key, p.Partial = bs.enc[start:bs.ends[j]], false
-			start = bs.ends[j]
 		}
 		if cold {
 			r.walker.ExactBatchCold(bs.probes[:n])
@@ -101,12 +115,21 @@ func (r *Reader) getBatch(dst []Result, keys []partitioner.Key, cold bool) []Res
 		}
 		for j := 0; j < n; j++ {
 			p := &bs.probes[j]
-			k := &chunk[bs.lane[j]]
 			var res Result
-			if p.More {
-				res.Pos, res.OK, res.Err = r.get(k) // the walk reached the raw key bytes
-			} else {
-				res.Pos, res.OK, res.Err = exactResult(k, p.Node, p.OK, p.Flags, p.Payload, p.Err)
+			switch {
+			case p.OK && p.CheckFlags != 0 && p.Flags >= flagHasHashByte && len(p.Payload) > 8:
+				// A hit whose hash byte the walk checked: exactResult's
+				// leading case without the check.
+				res.Pos, res.OK = int64(binary.BigEndian.Uint64(p.Payload[1:]))>>(64-8*uint(p.Flags-7)), true
+			case p.Mismatch && len(p.Payload) > 8:
+				// The hash byte differs: exactResult's miss.
+			case p.More:
+				res.Pos, res.OK, res.Err = r.get(&chunk[bs.lane[j]]) // the walk reached the raw key bytes
+			default:
+				// Everything else as Get: no candidate, an error, a
+				// payload near the trie's end or without a hash byte, or
+				// a key whose hash the walk did not check.
+				res.Pos, res.OK, res.Err = exactResult(&chunk[bs.lane[j]], p.Node, p.OK || p.Mismatch, p.Flags, p.Payload, p.Err)
 			}
 			dst[base+bs.lane[j]] = res
 			p.Key, p.Payload = nil, nil // keep no reference to the index's memory

@@ -322,3 +322,63 @@ func murmur3Index(t *testing.T, count int, seed uint64) ([]partitioner.Key, writ
 	require.NoError(t, err)
 	return keys, file
 }
+
+// The walk checks a hashed key's hash byte at the leaf (trie.Probe.Check):
+// a stored prefix whose hash byte differs is a miss, a key decorated
+// without its hash (Hashed false) is checked after the walk, and on
+// corrupted bytes (payloads cut short, flags changed, pointers bent) every
+// answer and error is still Get's.
+func TestGetBatchHashCheck(t *testing.T) {
+	keys, file := murmur3Index(t, 2000, 13)
+	var probes []partitioner.Key
+	for i, k := range keys[:600] {
+		switch i % 4 {
+		case 1:
+			k.Hash2 ^= 1 // the same path, another hash byte: a miss
+		case 2:
+			k.Hashed, k.Hash2 = false, 0 // Get and GetBatch hash Raw themselves
+		case 3:
+			k.Hashed, k.Hash2 = false, 0
+			k.Raw = append([]byte{0xEE}, k.Raw...) // the same token, another key
+		}
+		probes = append(probes, k)
+	}
+	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	got := rd.GetBatch(nil, probes)
+	for i := range probes {
+		want := Result{Pos: int64(i), OK: true}
+		if i%4 == 1 || i%4 == 3 {
+			want = Result{}
+		}
+		require.Equal(t, want, got[i], "key %d", i)
+	}
+	checkBatchAgainstGet(t, rd, probes)
+	require.NoError(t, rd.Close())
+
+	r := rand.New(rand.NewPCG(13, 13))
+	trieEnd := len(file) - 24 // the footer's 24 bytes follow the trie
+	corrupted := 0
+	for range 40 {
+		buf := bytes.Clone(file)
+		for range 1 + r.IntN(3) {
+			p := trieEnd - 1 - r.IntN(min(trieEnd, 4000)) // the top of the trie and the last leaves
+			if r.IntN(3) == 0 {
+				p = r.IntN(trieEnd)
+			}
+			buf[p] = byte(r.IntN(256))
+		}
+		ix, err := NewIndex(buf, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
+		if err != nil {
+			continue
+		}
+		rd, err := ix.OpenReader()
+		require.NoError(t, err)
+		checkBatchAgainstGet(t, rd, probes[:200])
+		require.NoError(t, rd.Close())
+		corrupted++
+	}
+	require.Greater(t, corrupted, 20, "corrupted files that open")
+}

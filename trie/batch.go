@@ -1,17 +1,26 @@
 package trie
 
 // Probe is one exact lookup of a batch (Walker.ExactBatch). The caller sets
-// Key and Partial; ExactBatch sets the rest.
+// Key, Partial and, if it wants the check, Check and CheckFlags; ExactBatch
+// sets the rest.
 type Probe struct {
 	Key     []byte // the key, or with Partial a prefix of it
 	Partial bool   // Key is a prefix: answer as ExactPrefix does
+	// With CheckFlags not 0, a hit whose payload flags are CheckFlags or
+	// more and whose payload starts with a byte other than Check is no
+	// hit: OK is false and Mismatch true, Node, Flags and Payload are the
+	// hit's. (The partition index checks its hash byte this way while the
+	// leaf is in cache, instead of reading it again after the batch.)
+	Check      byte
+	CheckFlags uint8
 
-	Node    int64  // as Exact/ExactPrefix return them
-	OK      bool   //
-	More    bool   // Partial only: the walk needs the byte after Key
-	Err     error  //
-	Flags   uint8  // after a hit: the node's payload, as Walker.Payload
-	Payload []byte //
+	Node     int64  // as Exact/ExactPrefix return them
+	OK       bool   //
+	More     bool   // Partial only: the walk needs the byte after Key
+	Err      error  //
+	Mismatch bool   // a hit that failed the check (OK is false)
+	Flags    uint8  // after a hit: the node's payload, as Walker.Payload
+	Payload  []byte //
 }
 
 // ExactBatch answers every probe exactly as Exact (or ExactPrefix, for a
@@ -40,287 +49,394 @@ func (w *Walker) ExactBatch(probes []Probe) { w.exactBatch(probes, false) }
 // done, so a prefetch (which a fault cancels) overlaps nothing. Instead,
 // whenever a lane learns where its next node lies, ExactBatchCold asks the
 // kernel to read that page ahead (madvise MADV_WILLNEED, which for a file
-// mapping starts the read and returns), so the reads of all the lanes are
-// in flight together and the lane's next turn finds its page read or
-// arriving. That is a system call per node step: on a trie already in
-// memory it is several times slower than ExactBatch. Elsewhere than on
-// unix it is ExactBatch.
+// mapping starts the read and returns), once per page and call, so the
+// reads of all the lanes are in flight together and the lane's next turn
+// finds its page read or arriving. It keeps coldLanes walks in flight, more
+// than ExactBatch, because a read from storage takes far longer than a
+// cache miss. That is a system call per new page a walk reaches: on a trie
+// already in memory it is several times slower than ExactBatch. Elsewhere
+// than on unix it is ExactBatch without prefetches.
 func (w *Walker) ExactBatchCold(probes []Probe) { w.exactBatch(probes, true) }
 
-// exactBatch is ExactBatch, or with cold ExactBatchCold.
-func (w *Walker) exactBatch(probes []Probe, cold bool) {
-	var lanes [batchLanes]lane
-	n, next := 0, 0
-	f := w.t.src.File
-	whole := w.t.src.Tail == nil // every readable node lies in f
-	var touch byte               // the prefetches' results, kept in w.touch at the end
-	// Prefetches wait in pf until a few have gathered: a call spills the
-	// loop's live values, so one call per pfFlush turns instead of one or
-	// two per turn keeps the decoding in registers; the delay is a few
-	// turns of the batchLanes a miss has to complete in.
-	var pf [max(pfFlush+2, batchLanes)]int64 // offsets in f
-	npf := 0
-	for n < batchLanes && next < len(probes) {
-		l := &lanes[n]
-		l.pos, l.k = w.startProbe(&probes[next])
-		l.i = next
-		if c := l.pos; cold && whole && c >= 0 && c < int64(len(f)) {
-			pf[npf], npf = c, npf+1
-		} else {
-			w.prefetchNode(c)
-		}
-		n, next = n+1, next+1
-	}
-	for n > 0 {
-		for x := 0; x < n; {
-			if npf >= min(pfFlush, n) {
-				if cold {
-					willNeed(f, pf[:npf])
-				} else {
-					touch ^= prefetchOffsets(f, pf[:npf])
-				}
-				npf = 0
-			}
-			l := &lanes[x]
-			p := &probes[l.i]
-			pos, k := l.pos, l.k
-			b := eos
-			if k < len(p.Key) {
-				b = int(p.Key[k])
-			} else if p.Partial {
-				p.More = true
-				goto done
-			}
-			if b == eos || !whole || pos < 0 || pos >= int64(len(f)) {
-				goto general // eos, an early-open view, or an unreadable node
-			}
-			// The steps of the node types a partition index of hashed
-			// keys consists of: a manually inlined version of exactFile's
-			// loop body (walkfile.go), which FuzzExactFastPath ties to the
-			// general decoder through checkBatch. Anything irregular goes
-			// to general, exactStep, which gives exact's answer and error.
-			{
-				seg := f[pos:]
-				h := seg[0]
-				flags := h & 0xF
-				switch nodeType(h >> 4) {
-				case payloadOnly:
-					if flags != 0 {
-						p.Node, p.OK, p.Flags, p.Payload = pos, true, flags, seg[1:]
-					}
-					goto done
-				case singleNoPayload4, singleNoPayload12:
-					first, d := 0, int64(flags)
-					if nodeType(h>>4) == singleNoPayload4 {
-						if len(seg) < 2 {
-							goto general
-						}
-						first = int(seg[1])
-					} else {
-						if len(seg) < 3 {
-							goto general
-						}
-						first, d = int(seg[2]), d<<8|int64(seg[1])
-					}
-					if b != first {
-						goto done // one child, no payload: never a candidate
-					}
-					if d == 0 || d > pos {
-						goto general
-					}
-					l.pos, l.k, l.wait = pos-d, k+1, false
-				case sparse8:
-					if len(seg) < 2 {
-						goto general
-					}
-					n := int(seg[1])
-					ppos := 2 + 2*n
-					if len(seg) < ppos {
-						goto general
-					}
-					if !l.wait && far(pos, ppos-1) {
-						// The transitions and pointers run past the lines
-						// the lane prefetched: fetch the last one and come
-						// back to this node on the lane's next turn.
-						pf[npf], npf = pos+int64(ppos)-1, npf+1
-						l.wait = true
-						x++
-						continue
-					}
-					found := searchSparse(seg[2:2+n], b)
-					if found < 0 {
-						// No child for b (a byte): a candidate only if
-						// the node has no children and a payload.
-						if n == 0 && flags != 0 {
-							p.Node, p.OK, p.Flags, p.Payload = pos, true, flags, seg[ppos:]
-						}
-						goto done
-					}
-					d := int64(seg[ppos-n+found])
-					if d == 0 || d > pos {
-						goto general
-					}
-					l.pos, l.k, l.wait = pos-d, k+1, false
-				case dense12, dense16, dense24:
-					if len(seg) < 3 {
-						goto general
-					}
-					first, n := int(seg[1]), int(seg[2])+1
-					t := nodeType(h >> 4)
-					var ppos, width int // width: bytes per slot
-					switch t {
-					case dense12:
-						ppos, width = 3+(3*n+1)/2, 2 // read12 reads two bytes
-					case dense16:
-						ppos, width = 3+2*n, 2
-					default:
-						ppos, width = 3+3*n, 3
-					}
-					if len(seg) < ppos {
-						goto general
-					}
-					si := b - first
-					if si < 0 || si >= n {
-						goto done // no slot for b, in a node with children
-					}
-					at := 3 + 3*si/2 // the slot's first byte
-					if t != dense12 {
-						at = 3 + width*si
-					}
-					if !l.wait && (far(pos, at) || far(pos, at+width-1)) {
-						// A wide node: b's slot lies beyond the lines the
-						// lane prefetched. Fetch it (a slot may straddle
-						// two lines) and decode the node again on the
-						// lane's next turn, when the slot is there.
-						pf[npf], pf[npf+1], npf = pos+int64(at), pos+int64(at+width-1), npf+2
-						l.wait = true
-						x++
-						continue
-					}
-					var d uint64 // denseSlot, written here
-					switch t {
-					case dense12:
-						d = read12(seg[3:], si)
-					case dense16:
-						d = uint64(seg[at])<<8 | uint64(seg[at+1])
-					default:
-						d = uint64(seg[at])<<16 | uint64(seg[at+1])<<8 | uint64(seg[at+2])
-					}
-					if d == 0 {
-						goto done // a hole: no child for b
-					}
-					if d > uint64(pos) {
-						goto general
-					}
-					l.pos, l.k, l.wait = pos-int64(d), k+1, false
-				default:
-					goto general
-				}
-				// prefetchNode for a node in f (every child lies below
-				// its parent, so l.pos is in f).
-				c := l.pos
-				pf[npf], npf = c, npf+1
-				if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-					pf[npf], npf = e, npf+1
-				}
-				x++
-				continue
-			}
-		general:
-			// One step of any node through the general decoder; the lane
-			// stays in the round.
-			{
-				seg, _ := w.t.src.segment(pos)
-				c, err := w.exactStep(pos, seg, b)
-				if err != nil {
-					p.Err = err
-					goto done
-				}
-				if c < 0 {
-					if w.flags != 0 {
-						p.Node, p.OK, p.Flags, p.Payload = pos, true, w.flags, w.payload
-					}
-					goto done
-				}
-				l.pos, l.k, l.wait = c, k+1, false
-				w.prefetchNode(c)
-				x++
-				continue
-			}
-		done:
-			if next < len(probes) {
-				// Refill: the lane takes the next probe at once.
-				c, k := w.startProbe(&probes[next])
-				l.pos, l.k, l.i, l.wait = c, k, next, false
-				next++
-				x++
-				if whole && c >= 0 && c < int64(len(f)) {
-					pf[npf], npf = c, npf+1
-					if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-						pf[npf], npf = e, npf+1
-					}
-				} else {
-					w.prefetchNode(c)
-				}
-				continue
-			}
-			n--
-			lanes[x] = lanes[n]
-		}
-	}
-	w.touch ^= touch
+const (
+	// batchLanes is how many walks ExactBatch keeps in flight.
+	batchLanes = 16
+	// coldLanes is how many walks ExactBatchCold keeps in flight.
+	coldLanes = 32
+	// pfFlush is how many prefetches the lane loop gathers before it
+	// returns to have them issued (see batchRun.turns).
+	pfFlush = 4
+	// nodeHead is how many bytes from a node's position a lane prefetches
+	// the lines of: a leaf's header, hash byte and position (10 bytes), a
+	// single's 2 or 3, a SPARSE_8 of up to 7 children. A wider node's step
+	// fetches the rest itself.
+	nodeHead = 16
+)
+
+// lane is one walk of a batch in flight.
+type lane struct {
+	key     []byte // the probe's Key
+	pos     int64  // the node the walk visits next
+	k       int    // key bytes consumed
+	i       int    // the probe
+	partial bool   // the probe's Partial
+	wait    bool   // the node's far bytes were prefetched on the lane's last turn
 }
 
-// batchLanes is how many walks ExactBatch keeps in flight.
-const batchLanes = 16
+// batchRun is one ExactBatch call in progress: the lanes, and the
+// prefetches the lane loop has gathered for exactBatch to issue.
+type batchRun struct {
+	probes []Probe
+	f      []byte // the file, or nil for a trie with a tail: then every step is general
+	jump   *jumpTable
+	root   int64
+	lanes  [coldLanes]lane
+	n      int // lanes in flight
+	x      int // the lane whose turn is next
+	next   int // the next probe to start
+	pf     [pfFlush + 3]int64
+	npf    int  // prefetches gathered in pf (offsets in f)
+	cold   bool // ExactBatchCold: pf goes to pages, not to prefetchOffsets
+	pages  willNeedPages
+	touch  byte // the prefetches' results, kept in w.touch at the end
+}
 
-// pfFlush is how many prefetches ExactBatch gathers before it issues them.
-const pfFlush = 4
+// The events on which the lane loop returns to exactBatch.
+const (
+	batchFlush   = iota // pf holds pfFlush or more prefetches (or one per lane left)
+	batchGeneral        // lane x needs a general step
+	batchDone           // no lane is in flight
+)
 
-// nodeHead is how many bytes from a node's position prefetchNode fetches
-// the lines of: a leaf's header, hash byte and position (10 bytes), a
-// single's 2 or 3, a SPARSE_8 of up to 7 children. A wider node's step
-// fetches the rest itself.
-const nodeHead = 16
+// exactBatch is ExactBatch, or with cold ExactBatchCold. The lane loop
+// (turns) makes no call; what needs one, issuing the gathered prefetches
+// and a general step, it returns here for, and then goes on where it left.
+func (w *Walker) exactBatch(probes []Probe, cold bool) {
+	r := batchRun{probes: probes, jump: w.t.jump, root: w.t.root, cold: cold}
+	if w.t.src.Tail == nil {
+		r.f = w.t.src.File
+	}
+	lanes := batchLanes
+	if cold {
+		lanes = coldLanes
+	}
+	for r.n < lanes && r.next < len(probes) {
+		r.start(&r.lanes[r.n])
+		r.n++
+		if r.npf >= pfFlush {
+			r.issue()
+		}
+	}
+	r.issue() // the last lanes' first nodes, before their first turns
+	for r.n > 0 {
+		switch r.turns() {
+		case batchFlush:
+			r.issue()
+		case batchGeneral:
+			w.generalTurn(&r)
+		}
+	}
+	w.touch ^= r.touch
+}
+
+// issue issues the gathered prefetches: PREFETCHT0, or for a cold batch
+// MADV_WILLNEED for the pages not asked for yet.
+func (r *batchRun) issue() {
+	if r.cold {
+		r.pages.ask(r.f, r.pf[:r.npf])
+	} else {
+		r.touch ^= prefetchOffsets(r.f, r.pf[:r.npf])
+	}
+	r.npf = 0
+}
+
+// generalTurn is lane r.x's turn through the general decoder: one
+// exactStep for a node the lane loop does not decode, an irregular one, or
+// the end of a whole key (eos); the lane then goes on in the lane loop.
+func (w *Walker) generalTurn(r *batchRun) {
+	l := &r.lanes[r.x]
+	p := &r.probes[l.i]
+	b := eos
+	if l.k < len(l.key) {
+		b = int(l.key[l.k])
+	}
+	c, err := w.exactStep(l.pos, b)
+	switch {
+	case err != nil:
+		p.Err = err
+	case c < 0:
+		if w.flags != 0 {
+			p.hit(l.pos, w.flags, w.payload)
+		}
+	default:
+		l.pos, l.k, l.wait = c, l.k+1, false
+		r.pushNode(c)
+		r.x++
+		return
+	}
+	r.finish()
+}
+
+// hit records a hit at node with the node's payload, applying the check.
+func (p *Probe) hit(node int64, flags uint8, payload []byte) {
+	p.Node, p.Flags, p.Payload = node, flags, payload
+	if p.CheckFlags != 0 && flags >= p.CheckFlags && len(payload) > 0 && payload[0] != p.Check {
+		p.Mismatch = true
+		return
+	}
+	p.OK = true
+}
+
+// start resets the answer of probe r.next and starts its walk in l: from
+// the root, or where the jump table sends it (as exactFile starts).
+func (r *batchRun) start(l *lane) {
+	p := &r.probes[r.next]
+	p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
+	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+	l.pos, l.k = r.root, 0
+	if j := r.jump; j != nil && j.covers(p.Key) {
+		n := len(j.prefix)
+		if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
+			l.pos, l.k = int64(e)-1, j.depth
+		}
+	}
+	r.next++
+	r.pushNode(l.pos)
+}
+
+// finish ends lane r.x's walk: the lane takes the next probe, or leaves
+// the loop when there is none.
+func (r *batchRun) finish() {
+	if r.next < len(r.probes) {
+		r.start(&r.lanes[r.x])
+		r.x++
+		return
+	}
+	r.n--
+	r.lanes[r.x] = r.lanes[r.n]
+}
+
+// pushNode gathers the prefetches of the lines holding the first nodeHead
+// bytes of the node at pos (two lines when they straddle one), when it lies
+// in f.
+func (r *batchRun) pushNode(pos int64) {
+	if uint64(pos) >= uint64(len(r.f)) {
+		return
+	}
+	r.pf[r.npf] = pos
+	r.npf++
+	if e := pos + nodeHead - 1; e&^63 != pos&^63 && e < int64(len(r.f)) {
+		r.pf[r.npf] = e
+		r.npf++
+	}
+}
 
 // far reports whether the byte off bytes into the node at pos lies outside
-// the lines prefetchNode fetched for it.
+// the lines pushNode gathered for it.
 func far(pos int64, off int) bool {
 	line := (pos + int64(off)) &^ 63
 	return line != pos&^63 && line != (pos+nodeHead-1)&^63
 }
 
-// lane is one walk of ExactBatch in flight.
-type lane struct {
-	pos  int64 // the node the walk visits next
-	k    int   // key bytes consumed
-	i    int   // the probe
-	wait bool  // the node's far bytes were prefetched on the lane's last turn
-}
-
-// startProbe resets p's answer and returns where its walk starts: the root,
-// or where the jump table sends it.
-func (w *Walker) startProbe(p *Probe) (pos int64, k int) {
-	p.Node, p.OK, p.More, p.Err, p.Flags, p.Payload = -1, false, false, nil, 0, nil
-	if j := w.t.jump; j != nil && j.covers(p.Key) {
-		n := len(j.prefix)
-		if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
-			return int64(e) - 1, j.depth
+// turns runs lane turns, round robin from lane r.x, until pf holds pfFlush
+// prefetches (or as many as there are lanes), a lane needs a general step,
+// or no lane is left, and returns which. It makes no call in any turn: each turn's node step is a manually
+// inlined version of exactStep (walker.go; the same types and checks as
+// exactFile's loop, walkfile.go), and a lane's refill is start's code
+// written out. Anything it does not decode (another type, an irregular
+// node, eos) it returns for, and exactBatch takes one general step
+// (generalTurn). TestHotLoopsMatchGeneral and FuzzExactFastPath tie it to
+// exactWalk.
+func (r *batchRun) turns() int {
+	f, probes := r.f, r.probes
+	x, npf := r.x, r.npf
+	// With fewer lanes than pfFlush left, a lane's turn comes round again
+	// before pfFlush prefetches gather: issue them after as many turns.
+	flushAt := min(pfFlush, r.n)
+	for {
+		if npf >= flushAt {
+			r.x, r.npf = x, npf
+			return batchFlush
 		}
-	}
-	return w.t.root, 0
-}
-
-// prefetchNode starts the misses of the lines holding the first nodeHead
-// bytes of the node at pos (two lines when they straddle one), when they
-// are readable.
-func (w *Walker) prefetchNode(pos int64) {
-	seg, _ := w.t.src.segment(pos)
-	if len(seg) == 0 {
-		return
-	}
-	w.touch ^= prefetch(&seg[0])
-	if e := min(nodeHead, len(seg)) - 1; (pos+int64(e))&^63 != pos&^63 {
-		w.touch ^= prefetch(&seg[e])
+		if x >= r.n {
+			if r.n == 0 {
+				r.x, r.npf = 0, npf
+				return batchDone
+			}
+			x = 0
+		}
+		l := &r.lanes[x]
+		pos, k := l.pos, l.k
+		var b int
+		if k < len(l.key) {
+			b = int(l.key[k])
+		} else if l.partial {
+			probes[l.i].More = true
+			goto done
+		} else {
+			// eos: a general step.
+			r.x, r.npf = x, npf
+			return batchGeneral
+		}
+		if uint64(pos) >= uint64(len(f)) {
+			r.x, r.npf = x, npf
+			return batchGeneral
+		}
+		{
+			seg := f[pos:]
+			h := seg[0]
+			flags := h & 0xF
+			var c int64 // the child the step descends to
+			switch t := nodeType(h >> 4); t {
+			case payloadOnly:
+				if flags != 0 {
+					probes[l.i].hit(pos, flags, seg[1:])
+				}
+				goto done
+			case singleNoPayload4, singleNoPayload12:
+				first, d := 0, int64(flags)
+				if t == singleNoPayload4 {
+					if len(seg) < 2 {
+						goto general
+					}
+					first = int(seg[1])
+				} else {
+					if len(seg) < 3 {
+						goto general
+					}
+					first, d = int(seg[2]), d<<8|int64(seg[1])
+				}
+				if b != first {
+					goto done // one child, no payload: never a candidate
+				}
+				if d == 0 || d > pos {
+					goto general
+				}
+				c = pos - d
+			case sparse8:
+				if len(seg) < 2 {
+					goto general
+				}
+				n := int(seg[1])
+				ppos := 2 + 2*n
+				if len(seg) < ppos {
+					goto general
+				}
+				if !l.wait && far(pos, ppos-1) {
+					// The transitions and pointers run past the lines the
+					// lane prefetched: fetch the last one and come back to
+					// this node on the lane's next turn.
+					r.pf[npf] = pos + int64(ppos) - 1
+					npf++
+					l.wait = true
+					x++
+					continue
+				}
+				found := searchSparse(seg[2:2+n], b)
+				if found < 0 {
+					// No child for b (a byte): a candidate only if the node
+					// has no children and a payload.
+					if n == 0 && flags != 0 {
+						probes[l.i].hit(pos, flags, seg[ppos:])
+					}
+					goto done
+				}
+				d := int64(seg[ppos-n+found])
+				if d == 0 || d > pos {
+					goto general
+				}
+				c = pos - d
+			case dense12, dense16, dense24:
+				if len(seg) < 3 {
+					goto general
+				}
+				first, n := int(seg[1]), int(seg[2])+1
+				if len(seg) < denseFixed(t, n) {
+					goto general
+				}
+				si := b - first
+				if si < 0 || si >= n {
+					goto done // no slot for b, in a node with children
+				}
+				at, width := 3+2*si, 2 // the slot's first byte, its bytes read
+				switch t {
+				case dense12:
+					at = 3 + 3*si/2 // read12 reads two bytes
+				case dense24:
+					at, width = 3+3*si, 3
+				}
+				if !l.wait && (far(pos, at) || far(pos, at+width-1)) {
+					// A wide node: b's slot lies beyond the lines the lane
+					// prefetched. Fetch it (a slot may straddle two lines)
+					// and decode the node again on the lane's next turn.
+					r.pf[npf], r.pf[npf+1] = pos+int64(at), pos+int64(at+width-1)
+					npf += 2
+					l.wait = true
+					x++
+					continue
+				}
+				d := denseSlot(t, seg, si)
+				if d == 0 {
+					goto done // a hole: no child for b
+				}
+				if d > uint64(pos) {
+					goto general
+				}
+				c = pos - int64(d)
+			default:
+				goto general
+			}
+			l.pos, l.k, l.wait = c, k+1, false
+			// pushNode, written here (every child lies below its parent,
+			// so c is in f).
+			r.pf[npf] = c
+			npf++
+			if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+				r.pf[npf] = e
+				npf++
+			}
+			x++
+			continue
+		}
+	general:
+		r.x, r.npf = x, npf
+		return batchGeneral
+	done:
+		// The lane takes the next probe (start, written here), or leaves.
+		if r.next < len(probes) {
+			p := &probes[r.next]
+			p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
+			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+			l.pos, l.k = r.root, 0
+			if j := r.jump; j != nil && len(p.Key) >= j.depth {
+				key, m := p.Key, len(j.prefix)
+				covered := true
+				for i, c := range j.prefix {
+					if key[i] != c {
+						covered = false
+						break
+					}
+				}
+				if covered {
+					if e := j.next[int(key[m])<<8|int(key[m+1])]; e != 0 {
+						l.pos, l.k = int64(e)-1, j.depth
+					}
+				}
+			}
+			r.next++
+			if c := l.pos; uint64(c) < uint64(len(f)) {
+				r.pf[npf] = c
+				npf++
+				if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+					r.pf[npf] = e
+					npf++
+				}
+			}
+			x++
+			continue
+		}
+		r.n--
+		r.lanes[x] = r.lanes[r.n]
+		flushAt = min(pfFlush, r.n)
 	}
 }

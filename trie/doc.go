@@ -91,8 +91,10 @@
 //   - Trie.WithJumpTable adds a 512 KiB in-memory table (jump.go) from which
 //     walks start below the top two branching levels, in the state a walk
 //     from the root would be in there. Walks over a file without a tail run
-//     in one loop for the common node types (walkfile.go) and hand anything
-//     else to the general steps, so neither changes an answer or an error.
+//     in one loop for the common node types (walkfile.go; the batch lane
+//     loop in batch.go likewise) and take one general step (nodeView) for
+//     any other node, staying in their loop, so neither changes an answer
+//     or an error.
 //
 // Bad bytes never panic and never loop. Every node's fixed part must lie
 // inside its segment (File below Cutoff, or Tail), and every child pointer

@@ -115,8 +115,9 @@ func sameError(a, b error) bool {
 	return a.Error() == b.Error()
 }
 
-// FuzzExactFastPath: arbitrary bytes, root and key; the inline node decoders
-// of Exact must answer exactly as the general decoder, errors included.
+// FuzzExactFastPath: arbitrary bytes, root and key; the hand-inlined hot
+// loops (exactFile, ceilingFile, the batch lane loop) must answer exactly as
+// the general decoder, errors included.
 func FuzzExactFastPath(f *testing.F) {
 	c := fileC()
 	f.Add(c[:0x17], uint32(0x15), bop("ab"), false)
@@ -133,6 +134,19 @@ func FuzzExactFastPath(f *testing.F) {
 	hashed := hashedEntries(rand.New(rand.NewSource(1)), 600)
 	data, hroot := buildTrie(f, hashed, buildOpts{})
 	f.Add(data, uint32(hroot), hashed[17].key, false)
+	// The Writer's output with 64-byte pages: wide pointers, more types.
+	var tiny bytes.Buffer
+	tw := NewWriter(&tiny, Options{PageSize: 64})
+	for _, e := range randomEntries(rand.New(rand.NewSource(4)), 200, 5, []byte("abcx")) {
+		if err := tw.Add(e.key, e.flags, e.payload); err != nil {
+			f.Fatal(err)
+		}
+	}
+	troot, err := tw.Complete()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tiny.Bytes(), uint32(troot), []byte("abca"), false)
 	f.Fuzz(func(t *testing.T, data []byte, root uint32, key []byte, split bool) {
 		src := Source{File: data}
 		if split && len(data) > 1 {
@@ -155,19 +169,38 @@ func FuzzExactFastPath(f *testing.F) {
 			keys = append(keys, key[:j], append(key[j:j:j], key...))
 		}
 		checkBatch(t, tr, keys)
+		// The hot loops against the general walks they mirror
+		// (hotloop_test.go), on these bytes and with a jump table.
+		if tr.src.Tail == nil {
+			crossCheck(t, tr, keys)
+			if tj := tr.WithJumpTable(); tj.JumpTable() {
+				crossCheck(t, tj, keys)
+			}
+		}
 	})
 }
 
-// checkBatch checks that ExactBatch answers each key, whole and (every other
-// one) as a prefix, exactly as Exact and ExactPrefix do.
+// checkBatch checks that ExactBatch and ExactBatchCold answer each key,
+// whole and (every other one) as a prefix, exactly as Exact and ExactPrefix
+// do.
 func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
+	t.Helper()
+	checkBatchMode(t, tr, keys, false)
+	checkBatchMode(t, tr, keys, true)
+}
+
+func checkBatchMode(t *testing.T, tr *Trie, keys [][]byte, cold bool) {
 	t.Helper()
 	w := tr.Walker()
 	probes := make([]Probe, len(keys))
 	for i, k := range keys {
 		probes[i] = Probe{Key: k, Partial: i%2 == 1}
 	}
-	w.ExactBatch(probes)
+	if cold {
+		w.ExactBatchCold(probes)
+	} else {
+		w.ExactBatch(probes)
+	}
 	for i, p := range probes {
 		var node int64
 		var ok, more bool
@@ -195,7 +228,8 @@ func checkBatch(t *testing.T, tr *Trie, keys [][]byte) {
 	}
 }
 
-// More probes than ExactBatch keeps in flight (batchLanes): each lane that
+// More probes than ExactBatch keeps in flight (batchLanes, coldLanes for
+// ExactBatchCold): each lane that
 // finishes takes the next probe, and walks of different lengths finish out
 // of order, so answers must land at their probe's index whatever order the
 // walks end in. Every count around the lane count, and a long batch of
@@ -215,7 +249,7 @@ func TestExactBatchRefill(t *testing.T) {
 	if len(keys) <= 4*batchLanes {
 		t.Fatalf("only %d keys", len(keys))
 	}
-	for _, n := range []int{0, 1, batchLanes - 1, batchLanes, batchLanes + 1, 2*batchLanes + 3} {
+	for _, n := range []int{0, 1, batchLanes - 1, batchLanes, batchLanes + 1, 2*batchLanes + 3, coldLanes - 1, coldLanes, coldLanes + 1, 2*coldLanes + 3} {
 		checkBatch(t, tr, keys[:n])
 	}
 	hashed := hashedEntries(rand.New(rand.NewSource(2)), 3000)

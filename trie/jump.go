@@ -24,9 +24,8 @@ import "math"
 //	greater  [65536]uint32: 1 + ceiling's greater branch after prefix+v,
 //	         or 0 for none
 //
-// Each entry is what the walker's own steps (exactStep, ceilingStep)
-// compute, or for a DENSE node at the second level, the same thing read
-// from its slots in one pass (denseEntries); so a walk through the table
+// Each entry is what the walkers' general steps (exactStep, ceilingStep,
+// which decode through nodeView) compute, so a walk through the table
 // answers exactly as a walk from the root, on any bytes. Memory: 512 KiB
 // (JumpTableBytes), independent of the trie's size, which is why a caller
 // builds it only for large tries. Positions are stored in 32 bits: a file of
@@ -109,23 +108,12 @@ func buildJump(t *Trie) *jumpTable {
 		if !ok {
 			continue
 		}
+		// The 256 entries below n1, from its slots in one pass.
+		if w.nv.load(&t.src, n1) != nil {
+			continue // both steps fail at n1 for every byte: entries 0
+		}
 		row := b1 << 8
-		if w.denseEntries(n1, g1, j.next[row:row+256], j.greater[row:row+256]) {
-			for _, e := range j.next[row : row+256] {
-				if e != 0 {
-					filled++
-				}
-			}
-			continue
-		}
-		for b2 := range 256 {
-			n2, g2, ok := w.bothSteps(n1, g1, []byte{byte(b2)})
-			if !ok {
-				continue
-			}
-			j.next[row|b2], j.greater[row|b2] = uint32(n2+1), uint32(g2+1)
-			filled++
-		}
+		filled += w.rowEntries(g1, j.next[row:row+256], j.greater[row:row+256])
 	}
 	if filled == 0 {
 		return nil
@@ -133,66 +121,62 @@ func buildJump(t *Trie) *jumpTable {
 	return j
 }
 
-// denseEntries fills the 256 entries below the node at pos when it is a
-// DENSE_16 or DENSE_24 whose slots lie in its segment, and reports whether it
-// did; greater is ceiling's greater branch on arrival. Each entry is what
-// bothSteps computes for its byte, read from the slots in one pass from the
-// last: exactStep and ceilingStep descend to pos minus the slot's distance
-// (a hole or a byte outside the span stops both walks: entry 0; a distance
-// past pos fails both: entry 0), and ceilingStep takes the first non-hole
-// slot after the byte as the greater branch (failing when its distance is
-// past pos), or keeps greater when there is none.
-func (w *Walker) denseEntries(pos, greater int64, next, gr []uint32) bool {
-	seg, ok := w.t.src.segment(pos)
-	if !ok {
-		return false
-	}
-	t := nodeType(seg[0] >> 4)
-	width := 2
-	switch {
-	case t == dense24:
-		width = 3
-	case t != dense16:
-		return false
-	}
-	if len(seg) < 3 {
-		return false
-	}
-	first, n := int(seg[1]), int(seg[2])+1
-	if len(seg) < 3+width*n {
-		return false
-	}
-	after, afterBad := greater, false // the greater branch for the slot before the one read
-	for i := n - 1; i >= 0; i-- {
-		d := readUint(seg[3+width*i:], width)
-		if b := first + i; b < 256 && d != 0 && d <= uint64(pos) && !afterBad {
-			next[b], gr[b] = uint32(pos-int64(d)+1), uint32(after+1)
+// rowEntries fills the entries below the node loaded in w.nv, on which
+// ceiling's greater branch is greater, and returns how many it filled: for
+// each byte, what bothNext computes, read with nodeView's accessors in one
+// pass from the last slot instead of 256 searches. A byte b gets an entry
+// only from the slot search(b) finds (so duplicate or unsorted SPARSE
+// transitions answer as the steps do) whose child is valid; exactNext
+// descends there and so does ceilingNext, whose greater branch is that of
+// greaterTransition: the child of the nearest slot after it that is not a
+// DENSE hole (failing both when that pointer is bad), or greater when there
+// is none.
+func (w *Walker) rowEntries(greater int64, next, gr []uint32) int {
+	filled := 0
+	after := greater // greaterTransition of the slot before the one read
+	for i := w.nv.n - 1; i >= 0; i-- {
+		c := w.nv.child(i)
+		if b := w.nv.transitionByte(i); b < 256 && c >= 0 && after != badPointer && w.nv.search(b) == i {
+			next[b], gr[b] = uint32(c+1), uint32(after+1)
+			filled++
 		}
-		if d != 0 {
-			after, afterBad = pos-int64(d), d > uint64(pos)
+		if c != none {
+			after = c
 		}
 	}
-	return true
+	return filled
 }
 
-// bothSteps walks bytes from the node at pos with exact's steps and with
+// bothSteps walks bytes from the node at pos with exact's step and with
 // ceiling's (whose greater branch so far is greater), and returns the node
 // both reach and ceiling's greater branch then; ok is false when either walk
 // stops or fails, or they part.
 func (w *Walker) bothSteps(pos, greater int64, bytes []byte) (int64, int64, bool) {
 	for _, c := range bytes {
-		seg, _ := w.t.src.segment(pos)
-		next, err := w.exactStep(pos, seg, int(c))
-		if err != nil || next < 0 {
+		if w.nv.load(&w.t.src, pos) != nil {
 			return -1, -1, false
 		}
-		cnext, err := w.ceilingStep(pos, seg, int(c), &greater)
-		if err != nil || cnext != next {
+		next, g, ok := w.bothNext(greater, int(c))
+		if !ok {
 			return -1, -1, false
 		}
-		pos = next
+		pos, greater = next, g
 	}
 	return pos, greater, true
+}
+
+// bothNext is one step of bothSteps on the node loaded in w.nv: exactNext
+// and ceilingNext with byte b.
+func (w *Walker) bothNext(greater int64, b int) (int64, int64, bool) {
+	next, err := w.exactNext(b)
+	if err != nil || next < 0 {
+		return -1, -1, false
+	}
+	cnext, err := w.ceilingNext(b, &greater)
+	if err != nil || cnext != next {
+		return -1, -1, false
+	}
+	return next, greater, true
 }
 
 // covers reports whether a walk of key may start from the table: key starts

@@ -190,8 +190,8 @@ func TestJumpTableWhere(t *testing.T) {
 }
 
 // checkJumpEntries recomputes every entry of tj's table (if it has one) with
-// bothSteps, byte by byte, as buildJump does where it does not read a DENSE
-// node's slots in one pass.
+// bothSteps, byte by byte, loading each node again (buildJump loads each
+// second-level node once for its 256 entries).
 func checkJumpEntries(t *testing.T, tj *Trie) {
 	t.Helper()
 	j := tj.jump

@@ -1,28 +1,5 @@
 #include "textflag.h"
 
-// func prefetch(p *byte) byte
-//
-// PREFETCHT0 asks for p's cache line and retires at once: unlike a load, it
-// does not hold up the instructions after it until the line arrives.
-TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-9
-	MOVQ p+0(FP), AX
-	PREFETCHT0 (AX)
-	MOVB $0, ret+8(FP)
-	RET
-
-// func prefetchSpan(b []byte) byte
-//
-// PREFETCHT0 of the cache lines holding b[0], b[64] and b[160] (the caller
-// passes at least 161 bytes): the two lines below a node and the one its
-// transitions may spill into (see Walker.touchBelow).
-TEXT ·prefetchSpan(SB), NOSPLIT|NOFRAME, $0-25
-	MOVQ b_base+0(FP), AX
-	PREFETCHT0 (AX)
-	PREFETCHT0 64(AX)
-	PREFETCHT0 160(AX)
-	MOVB $0, ret+24(FP)
-	RET
-
 // func prefetchOffsets(b []byte, offs []int64) byte
 //
 // PREFETCHT0 of &b[o] for every o in offs (the caller keeps each o inside

@@ -2,17 +2,10 @@
 
 package trie
 
-// prefetch starts loading the cache line holding *p the only portable way,
-// by reading it: the caller keeps the result, so the load stays. Unlike a
-// prefetch instruction, the load holds up retirement until the line
-// arrives, so fewer misses overlap.
-func prefetch(p *byte) byte { return *p }
-
-// prefetchSpan reads b[0], b[64] and b[160] (len(b) > 160), as prefetch
-// reads its byte.
-func prefetchSpan(b []byte) byte { return b[0] ^ b[64] ^ b[160] }
-
-// prefetchOffsets reads b[o] for every o in offs, as prefetch reads its byte.
+// prefetchOffsets starts loading the cache lines holding b[o] for every o in
+// offs the only portable way, by reading them: the caller keeps the result,
+// so the loads stay. Unlike a prefetch instruction, a load holds up
+// retirement until its line arrives, so fewer misses overlap.
 func prefetchOffsets(b []byte, offs []int64) byte {
 	var t byte
 	for _, o := range offs {

@@ -12,7 +12,7 @@ type Walker struct {
 	// a candidate).
 	flags   uint8
 	payload []byte
-	touch   byte // the bytes touchBelow reads, kept so the loads stay
+	touch   byte // the bytes the walks read ahead (touchAround, prefetches), kept so the loads stay
 }
 
 // Walker returns a walker over t.
@@ -72,22 +72,25 @@ func (w *Walker) exact(key []byte, partial bool) (node int64, ok, more bool, err
 	if w.t.src.Tail == nil {
 		return w.exactFile(key, partial) // walkfile.go
 	}
-	return w.exactFrom(key, partial, w.t.root, 0)
+	return w.exactWalk(key, partial)
 }
 
-// exactFrom is exact's loop from the node at pos with k key bytes consumed.
-func (w *Walker) exactFrom(key []byte, partial bool, pos int64, k int) (node int64, ok, more bool, err error) {
+// exactWalk is exact through the general decoder alone: a loop of
+// exactStep from the root. It walks tries with an early-open tail, and it is
+// the function exactFile and the batch lane loop (batch.go) are manually
+// inlined versions of.
+func (w *Walker) exactWalk(key []byte, partial bool) (node int64, ok, more bool, err error) {
+	pos := w.t.root
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
-	for ; ; k++ {
+	for k := 0; ; k++ {
 		b := eos
 		if k < len(key) {
 			b = int(key[k])
 		} else if partial {
 			return -1, false, true, nil
 		}
-		seg, _ := w.t.src.segment(pos)
-		next, err := w.exactStep(pos, seg, b)
+		next, err := w.exactStep(pos, b)
 		if err != nil {
 			return -1, false, false, err
 		}
@@ -101,115 +104,41 @@ func (w *Walker) exactFrom(key []byte, partial bool, pos int64, k int) (node int
 	}
 }
 
-// exactStep moves an exact walk through the node at pos, whose segment bytes
-// are seg (nil when pos is not readable), with key byte b (a byte or eos). It returns the child to visit next, or -1 when the walk stops
-// here; then w.flags and w.payload are the stopping node's candidate payload
-// (flags 0 when the node is not a candidate: Exact's rule, the key consumed or
-// a node without children, is applied here).
-//
-// The node types a partition index of hashed keys consists of are decoded
-// inline, reading only the bytes the step needs. At a million Murmur3 keys
-// those are the SINGLE_NOPAYLOAD_12 root (the 0x40 that starts every key),
-// one DENSE_16 for the first token byte, 256 DENSE_24 for the second, 94,178
-// SPARSE_8 and 210 DENSE_12 below them, 115 SINGLE_NOPAYLOAD_4 and 1,000,000
-// PAYLOAD_ONLY leaves (bti dump). Every other type, and every irregular case
-// (a node that does not fit its segment, a pointer that does not go strictly
-// backwards), goes through nodeView, so the answers and errors are the
-// general decoder's.
-func (w *Walker) exactStep(pos int64, seg []byte, b int) (int64, error) {
-	if len(seg) == 0 {
-		return -1, corrupt(pos, reasonOutOfRange)
+// exactStep moves an exact walk through the node at pos with key byte b (a
+// byte or eos), through the general decoder (nodeView). It returns the child
+// to visit next, or -1 when the walk stops here; then w.flags and w.payload
+// are the stopping node's candidate payload (flags 0 when the node is not a
+// candidate: Exact's rule, the key consumed or a node without children, is
+// applied here). It is the one step every exact walk takes for a node its
+// hot loop does not decode (walkfile.go, batch.go).
+func (w *Walker) exactStep(pos int64, b int) (int64, error) {
+	if err := w.nv.load(&w.t.src, pos); err != nil {
+		return -1, err
 	}
-	h := seg[0]
-	flags := h & 0xF
-	switch nodeType(h >> 4) {
-	case payloadOnly:
-		// No children: a candidate whatever b is.
-		w.flags, w.payload = flags, seg[1:]
-		return -1, nil
-	case singleNoPayload4:
-		if len(seg) < 2 {
-			break
-		}
-		if b != int(seg[1]) {
-			w.flags = 0 // one child, no payload: never a candidate
-			return -1, nil
-		}
-		if d := int64(flags); d != 0 && d <= pos {
-			return pos - d, nil
-		}
-	case singleNoPayload12:
-		if len(seg) < 3 {
-			break
-		}
-		if b != int(seg[2]) {
-			w.flags = 0
-			return -1, nil
-		}
-		if d := int64(flags)<<8 | int64(seg[1]); d != 0 && d <= pos {
-			return pos - d, nil
-		}
-	case sparse8:
-		if len(seg) < 2 {
-			break
-		}
-		n := int(seg[1])
-		ppos := 2 + 2*n
-		if len(seg) < ppos {
-			break
-		}
-		if m := searchSparse(seg[2:2+n], b); m >= 0 {
-			if d := int64(seg[2+n+m]); d != 0 && d <= pos {
-				return pos - d, nil
-			}
-			return w.exactGeneric(pos, b)
-		}
-		w.setStop(flags, b, n, seg[ppos:])
-		return -1, nil
-	case dense12, dense16, dense24:
-		if len(seg) < 3 {
-			break
-		}
-		first, n := int(seg[1]), int(seg[2])+1
-		t := nodeType(h >> 4)
-		var ppos int
-		switch t {
-		case dense12:
-			ppos = 3 + (3*n+1)/2
-		case dense16:
-			ppos = 3 + 2*n
-		default:
-			ppos = 3 + 3*n
-		}
-		if len(seg) < ppos {
-			break
-		}
-		if i := b - first; i >= 0 && i < n {
-			if d := denseSlot(t, seg, i); d != 0 { // 0 is a hole: no child for b
-				if d > uint64(pos) {
-					return -1, corrupt(pos, reasonBadPointer)
-				}
-				c := pos - int64(d)
-				w.touchBelow(c)
-				return c, nil
-			}
-		}
-		w.setStop(flags, b, n, seg[ppos:])
-		return -1, nil
-	}
-	return w.exactGeneric(pos, b)
+	return w.exactNext(b)
 }
 
-// denseSlot reads slot i of a DENSE_12, DENSE_16 or DENSE_24 node whose
-// fixed part the caller has checked to lie in seg.
-func denseSlot(t nodeType, seg []byte, i int) uint64 {
-	switch t {
-	case dense12:
-		return read12(seg[3:], i)
-	case dense16:
-		return uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
+// exactNext is exactStep on the node already loaded in w.nv.
+func (w *Walker) exactNext(b int) (int64, error) {
+	i := w.nv.search(b)
+	if i < 0 {
+		w.setStop(w.nv.flags, b, w.nv.n, w.nv.b[w.nv.ppos:])
+		return -1, nil
 	}
-	return uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
+	return w.childOf(i)
+}
+
+// childOf returns the child in slot i of w.nv (i >= 0, a slot search
+// found), turning nodeView.child's sentinels into errors.
+func (w *Walker) childOf(i int) (int64, error) {
+	c := w.nv.child(i)
+	if c < 0 {
+		if c == badPointer {
+			return -1, corrupt(w.nv.pos, reasonBadPointer)
+		}
+		return -1, corrupt(w.nv.pos, reasonMissingChild)
+	}
+	return c, nil
 }
 
 // setStop records the node a walk stopped at without a child for b: a
@@ -219,26 +148,6 @@ func (w *Walker) setStop(flags uint8, b, n int, payload []byte) {
 		flags = 0
 	}
 	w.flags, w.payload = flags, payload
-}
-
-// exactGeneric is exactStep through the general decoder.
-func (w *Walker) exactGeneric(pos int64, b int) (int64, error) {
-	if err := w.nv.load(&w.t.src, pos); err != nil {
-		return -1, err
-	}
-	i := w.nv.search(b)
-	if i < 0 {
-		w.setStop(w.nv.flags, b, w.nv.n, w.nv.b[w.nv.ppos:])
-		return -1, nil
-	}
-	c := w.nv.child(i)
-	if c < 0 {
-		if c == badPointer {
-			return -1, corrupt(pos, reasonBadPointer)
-		}
-		return -1, corrupt(pos, reasonMissingChild)
-	}
-	return c, nil
 }
 
 // Ceiling finds the candidates for the smallest entry >= key (docs/format.md §9.4):
@@ -263,185 +172,73 @@ func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more b
 	if w.t.src.Tail == nil {
 		return w.ceilingFile(key, partial) // walkfile.go
 	}
-	return w.ceilingFrom(key, partial, w.t.root, 0, none)
+	return w.ceilingWalk(key, partial)
 }
 
-// ceilingFrom is ceiling's loop from the node at pos with k key bytes
-// consumed and greater the greater branch passed so far (none at the root).
-func (w *Walker) ceilingFrom(key []byte, partial bool, pos int64, k int, greater int64) (atKey, _ int64, more bool, err error) {
-	atKey = -1
-	for ; ; k++ {
+// ceilingWalk is ceiling through the general decoder alone: a loop of
+// ceilingStep from the root, then goMin of the greater branch. It walks
+// tries with an early-open tail, and ceilingFile is a manually inlined
+// version of it.
+func (w *Walker) ceilingWalk(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
+	pos, greater := w.t.root, none
+	for k := 0; ; k++ {
 		b := eos
 		if k < len(key) {
 			b = int(key[k])
 		} else if partial {
 			return -1, -1, true, nil
 		}
-		seg, _ := w.t.src.segment(pos)
-		next, err := w.ceilingStep(pos, seg, b, &greater)
+		next, err := w.ceilingStep(pos, b, &greater)
 		if err != nil {
 			return -1, -1, false, err
 		}
 		if next < 0 {
+			atKey = -1
 			if w.flags != 0 {
 				atKey = pos
 			}
-			break
+			return w.ceilingEnd(atKey, greater)
 		}
 		pos = next
 	}
-	if greater != none {
-		if greater, err = w.goMin(greater); err != nil {
-			return -1, -1, false, err
-		}
-	}
-	return atKey, greater, false, nil
 }
 
 // ceilingStep is exactStep for Ceiling: it also moves *greater to the first
-// child after b's slot when the node has one. Like exactStep it decodes the
-// common node types inline and sends every other type and every irregular
-// case (an invalid pointer among those it reads included) to the general
-// decoder, which gives the answer and error Ceiling always gave.
-func (w *Walker) ceilingStep(pos int64, seg []byte, b int, greater *int64) (int64, error) {
-	if len(seg) == 0 {
-		return -1, corrupt(pos, reasonOutOfRange)
-	}
-	h := seg[0]
-	flags := h & 0xF
-	switch nodeType(h >> 4) {
-	case payloadOnly:
-		w.flags = flags
-		return -1, nil
-	case singleNoPayload4, singleNoPayload12:
-		// One child, no payload: descend on its byte; below it, the child
-		// is the next entry up; above it, nothing here is.
-		var first int
-		var d int64
-		if nodeType(h>>4) == singleNoPayload4 {
-			if len(seg) < 2 {
-				break
-			}
-			first, d = int(seg[1]), int64(flags)
-		} else {
-			if len(seg) < 3 {
-				break
-			}
-			first, d = int(seg[2]), int64(flags)<<8|int64(seg[1])
-		}
-		if d == 0 || d > pos {
-			break
-		}
-		w.flags = 0
-		switch {
-		case b == first:
-			return pos - d, nil
-		case b < first:
-			*greater = pos - d
-		}
-		return -1, nil
-	case sparse8:
-		if len(seg) < 2 {
-			break
-		}
-		n := int(seg[1])
-		if len(seg) < 2+2*n {
-			break
-		}
-		found := searchSparse(seg[2:2+n], b)
-		next := -found - 1 // the first slot above b
-		if found >= 0 {
-			next = found + 1
-		}
-		g := int64(-1)
-		if next < n {
-			d := int64(seg[2+n+next])
-			if d == 0 || d > pos {
-				break
-			}
-			g = pos - d
-		}
-		if found >= 0 {
-			d := int64(seg[2+n+found])
-			if d == 0 || d > pos {
-				break
-			}
-			if g >= 0 {
-				*greater = g
-			}
-			return pos - d, nil
-		}
-		if g >= 0 {
-			*greater = g
-		}
-		w.setStop(flags, b, n, nil)
-		return -1, nil
-	case dense12, dense16, dense24:
-		if len(seg) < 3 {
-			break
-		}
-		first, n := int(seg[1]), int(seg[2])+1
-		t := nodeType(h >> 4)
-		var ppos int
-		switch t {
-		case dense12:
-			ppos = 3 + (3*n+1)/2
-		case dense16:
-			ppos = 3 + 2*n
-		default:
-			ppos = 3 + 3*n
-		}
-		if len(seg) < ppos {
-			break
-		}
-		i := b - first
-		var d uint64
-		if i >= 0 && i < n {
-			d = denseSlot(t, seg, i)
-		}
-		// The first child after b's slot: slots from i+1 (from 0 when b
-		// is below the node's range), holes skipped.
-		for j := max(i+1, 0); j < n; j++ {
-			if gd := denseSlot(t, seg, j); gd != 0 {
-				if gd > uint64(pos) {
-					return -1, corrupt(pos, reasonBadPointer)
-				}
-				*greater = pos - int64(gd)
-				break
-			}
-		}
-		if d != 0 {
-			if d > uint64(pos) {
-				return -1, corrupt(pos, reasonBadPointer)
-			}
-			c := pos - int64(d)
-			w.touchBelow(c)
-			return c, nil
-		}
-		w.setStop(flags, b, n, nil)
-		return -1, nil
-	}
+// child after b's slot when the node has one. It is the one step a ceiling
+// walk takes for a node its hot loop does not decode (walkfile.go).
+func (w *Walker) ceilingStep(pos int64, b int, greater *int64) (int64, error) {
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
+	return w.ceilingNext(b, greater)
+}
+
+// ceilingNext is ceilingStep on the node already loaded in w.nv.
+func (w *Walker) ceilingNext(b int, greater *int64) (int64, error) {
 	i := w.nv.search(b)
 	g := w.nv.greaterTransition(i, *greater)
 	if g == badPointer {
-		return -1, corrupt(pos, reasonBadPointer)
+		return -1, corrupt(w.nv.pos, reasonBadPointer)
 	}
 	*greater = g
 	if i < 0 {
 		w.setStop(w.nv.flags, b, w.nv.n, nil)
 		return -1, nil
 	}
-	c := w.nv.child(i)
-	if c < 0 {
-		if c == badPointer {
-			return -1, corrupt(pos, reasonBadPointer)
-		}
-		return -1, corrupt(pos, reasonMissingChild)
+	return w.childOf(i)
+}
+
+// ceilingEnd finishes a ceiling walk that stopped with atKey: goMin of the
+// greater branch it passed last, if any.
+func (w *Walker) ceilingEnd(atKey, greater int64) (int64, int64, bool, error) {
+	if greater == none {
+		return atKey, -1, false, nil
 	}
-	return c, nil
+	g, err := w.goMin(greater)
+	if err != nil {
+		return -1, -1, false, err
+	}
+	return atKey, g, false, nil
 }
 
 // Floor finds the candidates for the largest entry <= key (docs/format.md §9.4, Cassandra's
@@ -498,9 +295,6 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
-	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
-		return pos, nil // a leaf with payload, the usual answer: what the loop below returns for it
-	}
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
@@ -536,19 +330,4 @@ func (w *Walker) goMax(pos int64, isRoot bool) (int64, error) {
 		return -1, corrupt(w.nv.pos, reasonNoPayload)
 	}
 	return w.nv.pos, nil
-}
-
-// touchBelow prefetches the two cache lines below position c, the node a
-// DENSE node or the jump table sends the walk to, and the line 32 bytes
-// above it, into which its transitions and pointers may spill. The writer
-// lays a node out right after its children, so the leaf the next step will
-// read usually lies below it: fetching those lines now starts their misses
-// together with the node's own instead of one after the other (see
-// prefetch_amd64.s; elsewhere the bytes are read). Within bounds it reads
-// only bytes, so it cannot change an answer.
-func (w *Walker) touchBelow(c int64) {
-	f := w.t.src.File
-	if c >= 128 && c+32 < int64(len(f)) {
-		w.touch ^= prefetchSpan(f[c-128 : c+33])
-	}
 }

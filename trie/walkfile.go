@@ -1,21 +1,28 @@
 package trie
 
-// Walks over a complete file. When a trie has no early-open tail (Source.Tail
-// is nil), every readable node lies in File, so a step needs no segment
-// lookup: the node at pos is File[pos:] once pos < len(File). exactFile is
-// exact's loop for that case with the steps of the node types a partition
-// index of hashed keys consists of (the payload-less singles, SPARSE_8,
-// DENSE_16, DENSE_24 and the leaves) written into the loop, so a walk of five
-// or six nodes makes no call and decodes only the bytes it reads; every other
-// type, and every irregular case, goes through exactStep, so the answers and
-// errors are exact's (FuzzExactFastPath checks this against the general
-// decoder).
+// The one-loop walks: exact and ceiling over a complete file. When a trie
+// has no early-open tail (Source.Tail is nil), every readable node lies in
+// File, so a step needs no segment lookup: the node at pos is File[pos:] once
+// pos < len(File). exactFile and ceilingFile are manually inlined versions
+// of exactWalk and ceilingWalk (walker.go) for that case, with the steps of
+// the node types a partition index of hashed keys consists of written into
+// the loop, so a walk of five or six nodes makes no call and decodes only the
+// bytes it reads. At a million Murmur3 keys those are the SINGLE_NOPAYLOAD_12
+// root (the 0x40 that starts every key), one DENSE_16 for the first token
+// byte, 256 DENSE_24 for the second, 94,178 SPARSE_8 and 210 DENSE_12 below
+// them, 115 SINGLE_NOPAYLOAD_4 and 1,000,000 PAYLOAD_ONLY leaves (bti gen
+// --kind uuid --count 1000000 --seed 7, bti build, bti dump, at 0cff3b9).
+//
+// A node of any other type, and every irregular case (a position outside
+// the file, a node that does not fit, a pointer that does not go strictly
+// backwards), takes one general step (exactStep, ceilingStep: nodeView), and
+// the walk goes on in its loop from the child that step returns. So the
+// answers and errors are the general walks', node by node:
+// TestHotLoopsMatchGeneral and FuzzExactFastPath compare them.
 
-// exactFile is exact over a complete file. It makes no call: the first node
-// type it does not decode, or the first irregular case, hands the walk to
-// exactFrom at that node, whose steps give the same answers and errors from
-// there. A trie with a jump table starts the walk where the table says
-// (jump.go).
+// exactFile is exact over a complete file: a manually inlined version of
+// exactWalk (see above). A trie with a jump table starts the walk where the
+// table says (jump.go).
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
@@ -35,118 +42,151 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 		} else if partial {
 			return -1, false, true, nil
 		}
-		if pos < 0 || pos >= int64(len(f)) {
-			return -1, false, false, corrupt(pos, reasonOutOfRange)
-		}
-		seg := f[pos:]
-		h := seg[0]
-		flags := h & 0xF
-		switch nodeType(h >> 4) {
-		case payloadOnly:
-			// No children: a candidate whatever b is.
-			w.flags, w.payload = flags, seg[1:]
-			if flags == 0 {
-				return -1, false, false, nil
-			}
-			return pos, true, false, nil
-		case singleNoPayload4, singleNoPayload12:
-			// One child, no payload: never a candidate.
-			first, d := 0, int64(flags)
-			if nodeType(h>>4) == singleNoPayload4 {
+		if uint64(pos) < uint64(len(f)) {
+			seg := f[pos:]
+			h := seg[0]
+			flags := h & 0xF
+			switch t := nodeType(h >> 4); t {
+			case payloadOnly:
+				// No children: a candidate whatever b is.
+				w.flags, w.payload = flags, seg[1:]
+				if flags == 0 {
+					return -1, false, false, nil
+				}
+				return pos, true, false, nil
+			case singleNoPayload4, singleNoPayload12:
+				// One child, no payload: never a candidate.
+				first, d := 0, int64(flags)
+				if t == singleNoPayload4 {
+					if len(seg) < 2 {
+						break
+					}
+					first = int(seg[1])
+				} else {
+					if len(seg) < 3 {
+						break
+					}
+					first, d = int(seg[2]), d<<8|int64(seg[1])
+				}
+				if b != first {
+					w.flags = 0
+					return -1, false, false, nil
+				}
+				if d != 0 && d <= pos {
+					pos -= d
+					continue
+				}
+			case sparse8:
 				if len(seg) < 2 {
 					break
 				}
-				first = int(seg[1])
-			} else {
+				n := int(seg[1])
+				ppos := 2 + 2*n
+				if len(seg) < ppos {
+					break
+				}
+				found := searchSparse(seg[2:2+n], b)
+				if found < 0 {
+					if b != eos && n != 0 {
+						flags = 0
+					}
+					w.flags, w.payload = flags, seg[ppos:]
+					if flags == 0 {
+						return -1, false, false, nil
+					}
+					return pos, true, false, nil
+				}
+				if d := int64(seg[ppos-n+found]); d != 0 && d <= pos {
+					pos -= d
+					continue
+				}
+			case dense12, dense16, dense24:
 				if len(seg) < 3 {
 					break
 				}
-				first, d = int(seg[2]), d<<8|int64(seg[1])
+				first, n := int(seg[1]), int(seg[2])+1
+				ppos := denseFixed(t, n)
+				if len(seg) < ppos {
+					break
+				}
+				var d uint64
+				if i := b - first; i >= 0 && i < n {
+					d = denseSlot(t, seg, i)
+				}
+				if d == 0 { // no slot for b, or a hole: no child for b
+					if b != eos {
+						flags = 0 // a DENSE node has children
+					}
+					w.flags, w.payload = flags, seg[ppos:]
+					if flags == 0 {
+						return -1, false, false, nil
+					}
+					return pos, true, false, nil
+				}
+				if d > uint64(pos) {
+					break // the general step reports the bad pointer
+				}
+				pos -= int64(d)
+				w.touch ^= touchAround(f, pos)
+				continue
 			}
-			if b != first {
-				w.flags = 0
+		}
+		// One general step, then on in this loop.
+		next, err := w.exactStep(pos, b)
+		if err != nil {
+			return -1, false, false, err
+		}
+		if next < 0 {
+			if w.flags == 0 {
 				return -1, false, false, nil
 			}
-			if d != 0 && d <= pos {
-				pos -= d
-				continue
-			}
-		case sparse8:
-			if len(seg) < 2 {
-				break
-			}
-			n := int(seg[1])
-			ppos := 2 + 2*n
-			if len(seg) < ppos {
-				break
-			}
-			found := searchSparse(seg[2:2+n], b)
-			if found < 0 {
-				if b != eos && n != 0 {
-					flags = 0
-				}
-				w.flags, w.payload = flags, seg[ppos:]
-				if flags == 0 {
-					return -1, false, false, nil
-				}
-				return pos, true, false, nil
-			}
-			if d := int64(seg[ppos-n+found]); d != 0 && d <= pos {
-				pos -= d
-				continue
-			}
-		case dense16, dense24:
-			if len(seg) < 3 {
-				break
-			}
-			first, n := int(seg[1]), int(seg[2])+1
-			var ppos int
-			var d uint64
-			i := b - first
-			if nodeType(h>>4) == dense16 {
-				ppos = 3 + 2*n
-				if len(seg) < ppos {
-					break
-				}
-				if i >= 0 && i < n {
-					d = uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
-				}
-			} else {
-				ppos = 3 + 3*n
-				if len(seg) < ppos {
-					break
-				}
-				if i >= 0 && i < n {
-					d = uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
-				}
-			}
-			if d == 0 { // no slot for b, or a hole: no child for b
-				if b != eos && n != 0 {
-					flags = 0
-				}
-				w.flags, w.payload = flags, seg[ppos:]
-				if flags == 0 {
-					return -1, false, false, nil
-				}
-				return pos, true, false, nil
-			}
-			if d > uint64(pos) {
-				return -1, false, false, corrupt(pos, reasonBadPointer)
-			}
-			pos -= int64(d)
-			w.touch ^= touchAround(f, pos)
-			continue
+			return pos, true, false, nil
 		}
-		return w.exactFrom(key, partial, pos, k)
+		pos = next
 	}
 }
 
+// denseFixed is the size of the fixed part of a DENSE_12, DENSE_16 or
+// DENSE_24 node of span n (nodeView.load's need for them).
+func denseFixed(t nodeType, n int) int {
+	switch t {
+	case dense12:
+		return 3 + (3*n+1)/2
+	case dense16:
+		return 3 + 2*n
+	}
+	return 3 + 3*n
+}
+
+// denseSlot reads slot i of a DENSE_12, DENSE_16 or DENSE_24 node whose
+// fixed part the caller has checked to lie in seg (nodeView.distance for
+// them).
+func denseSlot(t nodeType, seg []byte, i int) uint64 {
+	j := 3 + 2*i // the slot's first byte
+	switch t {
+	case dense12:
+		j = 3 + 3*i/2 // read12's 16-bit word
+	case dense24:
+		j = 3 + 3*i
+	}
+	v := uint64(seg[j])<<8 | uint64(seg[j+1])
+	switch t {
+	case dense12:
+		return v >> (uint(^i&1) << 2) & 0xFFF // even i: the top 12 bits; odd: the low 12
+	case dense24:
+		return v<<8 | uint64(seg[j+2])
+	}
+	return v
+}
+
 // touchAround reads the bytes 128 and 64 below position c and 32 above it,
-// when they lie in f, as touchBelow prefetches them: reading them right
-// after learning c starts those cache misses along with c's own. The
-// processor does not wait for a load nothing depends on before it goes on
-// with the walk, so they overlap; and it reads only bytes, so it cannot
-// change an answer.
+// when they lie in f: the writer lays a node out right after its children,
+// so the leaf the next step reads usually lies just below the node a DENSE
+// step or the jump table sends the walk to, and its transitions may spill
+// into the line above. Reading them right after learning c starts those
+// cache misses along with c's own. The processor does not wait for a load
+// nothing depends on before it goes on with the walk, so they overlap; and
+// it reads only bytes, so it cannot change an answer.
 func touchAround(f []byte, c int64) byte {
 	if c >= 128 && c+32 < int64(len(f)) {
 		return f[c-128] ^ f[c-64] ^ f[c+32]
@@ -154,9 +194,9 @@ func touchAround(f []byte, c int64) byte {
 	return 0
 }
 
-// ceilingFile is ceiling over a complete file, as exactFile is exact: the
-// steps of the common node types written into the loop, ceilingFrom from the
-// first node it does not decode.
+// ceilingFile is ceiling over a complete file: a manually inlined version
+// of ceilingWalk, decoding the node types exactFile does and taking one
+// general step (ceilingStep) for any other node.
 func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
@@ -176,147 +216,136 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 		} else if partial {
 			return -1, -1, true, nil
 		}
-		if pos < 0 || pos >= int64(len(f)) {
-			return -1, -1, false, corrupt(pos, reasonOutOfRange)
-		}
-		seg := f[pos:]
-		h := seg[0]
-		flags := h & 0xF
-		switch nodeType(h >> 4) {
-		case payloadOnly:
-			atKey = -1
-			if flags != 0 {
-				atKey = pos
-			}
-			return w.ceilingEnd(atKey, greater)
-		case singleNoPayload4, singleNoPayload12:
-			// One child, no payload: descend on its byte; below it, the
-			// child is the next entry up; above it, nothing here is.
-			first, d := 0, int64(flags)
-			if nodeType(h>>4) == singleNoPayload4 {
+		if uint64(pos) < uint64(len(f)) {
+			seg := f[pos:]
+			h := seg[0]
+			flags := h & 0xF
+			switch t := nodeType(h >> 4); t {
+			case payloadOnly:
+				atKey = -1
+				if flags != 0 {
+					atKey = pos
+				}
+				return w.ceilingEnd(atKey, greater)
+			case singleNoPayload4, singleNoPayload12:
+				// One child, no payload: descend on its byte; below it, the
+				// child is the next entry up; above it, nothing here is.
+				first, d := 0, int64(flags)
+				if t == singleNoPayload4 {
+					if len(seg) < 2 {
+						break
+					}
+					first = int(seg[1])
+				} else {
+					if len(seg) < 3 {
+						break
+					}
+					first, d = int(seg[2]), d<<8|int64(seg[1])
+				}
+				if d == 0 || d > pos {
+					break
+				}
+				if b == first {
+					pos -= d
+					continue
+				}
+				if b < first {
+					greater = pos - d
+				}
+				return w.ceilingEnd(-1, greater)
+			case sparse8:
 				if len(seg) < 2 {
 					break
 				}
-				first = int(seg[1])
-			} else {
-				if len(seg) < 3 {
+				n := int(seg[1])
+				if len(seg) < 2+2*n {
 					break
 				}
-				first, d = int(seg[2]), d<<8|int64(seg[1])
-			}
-			if d == 0 || d > pos {
-				break
-			}
-			if b == first {
-				pos -= d
-				continue
-			}
-			if b < first {
-				greater = pos - d
-			}
-			return w.ceilingEnd(-1, greater)
-		case sparse8:
-			if len(seg) < 2 {
-				break
-			}
-			n := int(seg[1])
-			if len(seg) < 2+2*n {
-				break
-			}
-			found := searchSparse(seg[2:2+n], b)
-			next := -found - 1 // the first slot above b
-			if found >= 0 {
-				next = found + 1
-			}
-			g := int64(-1)
-			if next < n {
-				d := int64(seg[2+n+next])
-				if d == 0 || d > pos {
-					break
+				found := searchSparse(seg[2:2+n], b)
+				next := -found - 1 // the first slot above b
+				if found >= 0 {
+					next = found + 1
 				}
-				g = pos - d
-			}
-			if found >= 0 {
-				d := int64(seg[2+n+found])
-				if d == 0 || d > pos {
-					break
+				g := int64(-1)
+				if next < n {
+					d := int64(seg[2+n+next])
+					if d == 0 || d > pos {
+						break
+					}
+					g = pos - d
+				}
+				if found >= 0 {
+					d := int64(seg[2+n+found])
+					if d == 0 || d > pos {
+						break
+					}
+					if g >= 0 {
+						greater = g
+					}
+					pos -= d
+					continue
 				}
 				if g >= 0 {
 					greater = g
 				}
-				pos -= d
-				continue
-			}
-			if g >= 0 {
-				greater = g
-			}
-			atKey = -1
-			if (b == eos || n == 0) && flags != 0 {
-				atKey = pos
-			}
-			return w.ceilingEnd(atKey, greater)
-		case dense16, dense24:
-			if len(seg) < 3 {
-				break
-			}
-			first, n := int(seg[1]), int(seg[2])+1
-			wide := nodeType(h>>4) == dense24
-			ppos := 3 + 2*n
-			if wide {
-				ppos = 3 + 3*n
-			}
-			if len(seg) < ppos {
-				break
-			}
-			slot := func(i int) uint64 {
-				if wide {
-					return uint64(seg[3+3*i])<<16 | uint64(seg[4+3*i])<<8 | uint64(seg[5+3*i])
+				atKey = -1
+				if (b == eos || n == 0) && flags != 0 {
+					atKey = pos
 				}
-				return uint64(seg[3+2*i])<<8 | uint64(seg[4+2*i])
-			}
-			i := b - first
-			var d uint64
-			if i >= 0 && i < n {
-				d = slot(i)
-			}
-			// The first child after b's slot: slots from i+1 (from 0
-			// when b is below the node's range), holes skipped.
-			for j := max(i+1, 0); j < n; j++ {
-				if gd := slot(j); gd != 0 {
-					if gd > uint64(pos) {
-						return -1, -1, false, corrupt(pos, reasonBadPointer)
-					}
-					greater = pos - int64(gd)
+				return w.ceilingEnd(atKey, greater)
+			case dense12, dense16, dense24:
+				if len(seg) < 3 {
 					break
 				}
-			}
-			if d != 0 {
-				if d > uint64(pos) {
-					return -1, -1, false, corrupt(pos, reasonBadPointer)
+				first, n := int(seg[1]), int(seg[2])+1
+				if len(seg) < denseFixed(t, n) {
+					break
 				}
-				pos -= int64(d)
-				w.touch ^= touchAround(f, pos)
-				continue
+				i := b - first
+				var d uint64
+				if i >= 0 && i < n {
+					d = denseSlot(t, seg, i)
+				}
+				// The first child after b's slot: slots from i+1 (from 0
+				// when b is below the node's range), holes skipped.
+				g := greater
+				for j := max(i+1, 0); j < n; j++ {
+					if gd := denseSlot(t, seg, j); gd != 0 {
+						g = pos - int64(gd) // checked below
+						if gd > uint64(pos) {
+							g = badPointer
+						}
+						break
+					}
+				}
+				if g == badPointer || d > uint64(pos) {
+					break // the general step reports the bad pointer
+				}
+				greater = g
+				if d != 0 {
+					pos -= int64(d)
+					w.touch ^= touchAround(f, pos)
+					continue
+				}
+				atKey = -1
+				if b == eos && flags != 0 {
+					atKey = pos
+				}
+				return w.ceilingEnd(atKey, greater)
 			}
+		}
+		// One general step, then on in this loop.
+		next, err := w.ceilingStep(pos, b, &greater)
+		if err != nil {
+			return -1, -1, false, err
+		}
+		if next < 0 {
 			atKey = -1
-			if (b == eos || n == 0) && flags != 0 {
+			if w.flags != 0 {
 				atKey = pos
 			}
 			return w.ceilingEnd(atKey, greater)
 		}
-		return w.ceilingFrom(key, partial, pos, k, greater)
+		pos = next
 	}
-}
-
-// ceilingEnd finishes a ceiling walk that stopped with atKey: goMin of the
-// greater branch it passed last, if any.
-func (w *Walker) ceilingEnd(atKey, greater int64) (int64, int64, bool, error) {
-	if greater == none {
-		return atKey, -1, false, nil
-	}
-	g, err := w.goMin(greater)
-	if err != nil {
-		return -1, -1, false, err
-	}
-	return atKey, g, false, nil
 }

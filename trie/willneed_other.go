@@ -2,6 +2,8 @@
 
 package trie
 
-// willNeed does nothing where there is no madvise: ExactBatchCold is then
-// ExactBatch without its prefetches.
-func willNeed(f []byte, offs []int64) {}
+// willNeedPages does nothing where there is no madvise: ExactBatchCold is
+// then ExactBatch without its prefetches.
+type willNeedPages struct{}
+
+func (p *willNeedPages) ask(f []byte, offs []int64) int { return 0 }
