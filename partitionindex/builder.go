@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
@@ -78,12 +78,11 @@ type Options struct {
 type Builder struct {
 	opts Options
 	trie trie.Writer // a value: one allocation less for a small index
-	sink io.Writer
-	// footer is buffered once the trie is complete; footerSent bytes of it
-	// are in the sink. The trie writer knows nothing of footers, so the
-	// builder writes it to the sink itself, after the trie's last byte.
-	footer     []byte
-	footerSent int
+	// out holds the file's bytes not yet taken by the sink. The trie
+	// appends its nodes to it, and Complete the footer after the trie's
+	// last node (the trie writer knows nothing of footers); out hands them
+	// over in batches, keeping what the sink refused for a retry.
+	out indexfile.Buffer
 
 	count     int64  // AddEntry calls accepted
 	firstKey  []byte // starts in firstBuf
@@ -131,11 +130,9 @@ func NewBuilder(w io.Writer, opts Options) *Builder {
 
 // Reset starts a new index on w, keeping allocated memory.
 func (b *Builder) Reset(w io.Writer, opts Options) {
-	b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
+	b.out.Reset(w, 0, "partitionindex")
+	b.trie.Reset(&b.out, trie.Options{PageSize: opts.PageSize})
 	b.opts = opts
-	b.sink = w
-	b.footer = b.footer[:0]
-	b.footerSent = 0
 	b.count = 0
 	if cap(b.firstKey) == 0 {
 		b.firstKey = b.firstBuf[:0]
@@ -160,39 +157,11 @@ func (b *Builder) Count() int64 { return b.count }
 
 // Position returns the number of bytes of the file produced so far,
 // including bytes not yet handed to the writer (see Flush).
-func (b *Builder) Position() int64 { return b.trie.Position() + int64(len(b.footer)) }
+func (b *Builder) Position() int64 { return b.out.Position() }
 
-// Flush hands every buffered byte to the writer.
-func (b *Builder) Flush() error {
-	if err := b.trie.Flush(); err != nil {
-		return err
-	}
-	return b.flushFooter()
-}
-
-// flushFooter writes the rest of the buffered footer to the sink. On error
-// the bytes the sink did not take stay for the next attempt.
-func (b *Builder) flushFooter() error {
-	rest := b.footer[b.footerSent:]
-	if len(rest) == 0 {
-		return nil
-	}
-	n, err := b.sink.Write(rest)
-	if n < 0 || n > len(rest) {
-		n = 0
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-	}
-	b.footerSent += n
-	if err == nil && n < len(rest) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("partitionindex: writing the footer at offset %d: %w", b.trie.Position()+int64(b.footerSent), err)
-	}
-	return nil
-}
+// Flush hands every buffered byte to the writer. On error the bytes the
+// writer did not take stay buffered for the next attempt.
+func (b *Builder) Flush() error { return b.out.Flush() }
 
 // Add decorates raw with the builder's partitioner and adds it.
 func (b *Builder) Add(raw []byte, position int64) error {
@@ -416,6 +385,13 @@ func (b *Builder) lastTrieRaw() []byte {
 func (b *Builder) Complete() (Metadata, error) {
 	b.finishing = true
 	b.partial.consumer = nil // a pending early-open view never fires now
+	// Hand over a full buffer first, as every call does before it
+	// produces bytes (the trie's common path leaves it to the next call).
+	if b.out.Full() {
+		if err := b.out.Flush(); err != nil {
+			return Metadata{}, err
+		}
+	}
 	if b.hasLast && !b.inTrie {
 		var enc []byte
 		if b.opts.Path == PathReference {
@@ -430,20 +406,20 @@ func (b *Builder) Complete() (Metadata, error) {
 		b.inTrie = true
 	}
 	if !b.completed {
+		// The trie hands full batches to the sink while it writes its
+		// last part and leaves the rest in b.out. If a hand-over fails,
+		// the trie is complete all the same and a retry goes on here.
 		root, err := b.trie.Complete()
 		if err != nil {
-			return Metadata{}, err // the trie keeps its completed state; a retry flushes
+			return Metadata{}, err
 		}
 		firstKeyPos := b.trie.Position()
-		b.footer = b.appendFooter(b.footer[:0], firstKeyPos, b.trie.Count(), root)
-		b.footerSent = 0
+		b.out.B = b.appendFooter(b.out.B, firstKeyPos, b.trie.Count(), root)
 		b.meta = b.metadata(root, firstKeyPos)
 		b.completed = true
 	}
-	if _, err := b.trie.Complete(); err != nil { // flushes whatever of the trie is left
-		return Metadata{}, err
-	}
-	if err := b.flushFooter(); err != nil {
+	// The rest of the trie and the footer, in one batch.
+	if err := b.out.Flush(); err != nil {
 		return Metadata{}, err
 	}
 	return b.meta, nil

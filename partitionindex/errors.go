@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
-	"github.com/bti-go/bti/trie"
 )
 
 var (
@@ -39,8 +39,10 @@ var (
 	// ErrAmbiguousPartitioner: DetectPartitioner found more than one (an
 	// empty or one-key index fits every partitioner).
 	ErrAmbiguousPartitioner = errors.New("partitionindex: partitioner cannot be told from the index")
-	// ErrCorrupt: the file is not a valid partition index.
-	ErrCorrupt = errors.New("partitionindex: corrupt index")
+	// ErrCorrupt: the file is not a valid partition index. It is the
+	// module's one corruption marker (trie.ErrCorrupt and
+	// rowindex.ErrCorrupt are the same value).
+	ErrCorrupt = indexfile.ErrCorrupt
 )
 
 // KeyError reports a key the builder refused. It matches the sentinel in
@@ -69,33 +71,8 @@ func (e *KeyError) Error() string {
 func (e *KeyError) Unwrap() error { return e.Err }
 
 // CorruptError reports where and why a file is not a valid index. It
-// matches ErrCorrupt with errors.Is.
-type CorruptError struct {
-	Offset int64
-	Reason string
-	err    error // the trie's *trie.CorruptError this one stands for, if any
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("partitionindex: corrupt index at offset %d: %s", e.Offset, e.Reason)
-}
-
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
-
-// Unwrap returns the trie error a lookup met, so errors.Is(err,
-// trie.ErrCorrupt) holds as well.
-func (e *CorruptError) Unwrap() error { return e.err }
-
-// fromTrie reports the trie's corruption errors as this package's
-// *CorruptError, so that a caller matches one sentinel, ErrCorrupt, whatever
-// layer found the bad bytes. Other errors (and nil) pass through.
-func fromTrie(err error) error {
-	if err == nil {
-		return nil // before te escapes to errors.As: lookups must not allocate
-	}
-	var te *trie.CorruptError
-	if errors.As(err, &te) {
-		return &CorruptError{Offset: te.Offset, Reason: te.Reason, err: err}
-	}
-	return err
-}
+// matches ErrCorrupt with errors.Is. It is the module's one corruption error
+// type, the same as trie.CorruptError and rowindex.CorruptError: a trie
+// node's corruption found through this package's lookups comes back as the
+// trie reported it, and one errors.As target catches both.
+type CorruptError = indexfile.CorruptError

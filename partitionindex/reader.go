@@ -108,7 +108,7 @@ func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error
 	}
 	t, err := trie.New(src, v.root)
 	if err != nil {
-		return nil, &CorruptError{Offset: v.root, Reason: fmt.Sprintf("root node: %v", err), err: err}
+		return nil, err // a *CorruptError at the root: the footer's root points outside the trie
 	}
 	return &Index{part: p, trie: t, v: v}, nil
 }

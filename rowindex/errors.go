@@ -2,8 +2,9 @@ package rowindex
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+
+	"github.com/bti-go/bti/internal/indexfile"
 )
 
 var (
@@ -24,8 +25,10 @@ var (
 	ErrCompleted = errors.New("rowindex: partition already completed")
 	// ErrKey: a partition key longer than partitioner.MaxKeyLength bytes.
 	ErrKey = errors.New("rowindex: partition key too long")
-	// ErrCorrupt is matched by every *CorruptError.
-	ErrCorrupt = errors.New("rowindex: corrupt row index")
+	// ErrCorrupt is matched by every *CorruptError. It is the module's one
+	// corruption marker (trie.ErrCorrupt and partitionindex.ErrCorrupt are
+	// the same value).
+	ErrCorrupt = indexfile.ErrCorrupt
 )
 
 // BlockError reports a block the writer refused. It matches its Err
@@ -43,15 +46,7 @@ func (e *BlockError) Error() string {
 
 func (e *BlockError) Unwrap() error { return e.Err }
 
-// CorruptError reports bytes that are not a valid row index.
-type CorruptError struct {
-	Offset int64
-	Reason string
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("rowindex: corrupt at offset %d: %s", e.Offset, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// CorruptError reports bytes that are not a valid row index. It is the
+// module's one corruption error type (trie.CorruptError and
+// partitionindex.CorruptError are the same type).
+type CorruptError = indexfile.CorruptError

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
@@ -84,10 +85,6 @@ type Result struct {
 	Blocks int
 }
 
-// flushThreshold is how many bytes the writer gathers before handing them
-// to the sink at the start of a later call.
-const flushThreshold = 64 << 10
-
 // Writer writes a Rows.db file: for each partition, Add its index blocks in
 // clustering order, then FinishPartition (or Complete and AppendEntry, then
 // Reset). Like Cassandra's RowIndexWriter it stores, per block, the
@@ -111,11 +108,11 @@ const flushThreshold = 64 << 10
 // a sink error is returned from that call and a retry writes the rest.
 type Writer struct {
 	opts Options
-	dst  io.Writer
 	trie *trie.Writer
-
-	flushed int64  // bytes the sink has taken
-	out     outBuf // bytes not yet taken; the trie writes here too
+	// out holds the file's bytes not yet taken by the sink: each
+	// partition's trie appends its nodes to it and AppendEntry the entry
+	// after them, so a byte is copied once, into the sink.
+	out indexfile.Buffer
 
 	count      int   // blocks added to this partition
 	lastOffset int64 // offset of the last block
@@ -134,16 +131,6 @@ type Writer struct {
 	ref refState // reference path
 }
 
-// outBuf is the writer's own buffer, the trie's sink: it never fails, so
-// every write error comes from the real sink, at a point where the writer
-// can still return it without having changed.
-type outBuf struct{ b []byte }
-
-func (o *outBuf) Write(p []byte) (int, error) {
-	o.b = append(o.b, p...)
-	return len(p), nil
-}
-
 // NewWriter returns a Writer that writes to w, whose current position is
 // taken as the start of the file.
 func NewWriter(w io.Writer, opts Options) *Writer {
@@ -155,9 +142,7 @@ func NewWriter(w io.Writer, opts Options) *Writer {
 // ResetFile starts a new Rows.db on w, keeping allocated memory.
 func (w *Writer) ResetFile(dst io.Writer, opts Options) {
 	w.opts = opts
-	w.dst = dst
-	w.flushed = 0
-	w.out.b = w.out.b[:0]
+	w.out.Reset(dst, 0, "rowindex")
 	w.Reset()
 }
 
@@ -178,41 +163,20 @@ func (w *Writer) Reset() {
 }
 
 // Position returns the file position the next byte will have.
-func (w *Writer) Position() int64 { return w.flushed + int64(len(w.out.b)) }
+func (w *Writer) Position() int64 { return w.out.Position() }
 
 // Blocks returns the number of blocks added to the current partition.
 func (w *Writer) Blocks() int { return w.count }
 
 // Flush hands every buffered byte to the sink. On error the bytes the sink
 // did not take stay buffered for the next attempt.
-func (w *Writer) Flush() error {
-	if len(w.out.b) == 0 {
-		return nil
-	}
-	n, err := w.dst.Write(w.out.b)
-	if n < 0 || n > len(w.out.b) {
-		n = 0
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-	}
-	w.flushed += int64(n)
-	rest := copy(w.out.b, w.out.b[n:])
-	w.out.b = w.out.b[:rest]
-	if err == nil && rest > 0 {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("rowindex: writing at offset %d: %w", w.flushed, err)
-	}
-	return nil
-}
+func (w *Writer) Flush() error { return w.out.Flush() }
 
 // maybeFlush flushes when enough bytes are buffered; it is called before
 // any state changes.
 func (w *Writer) maybeFlush() error {
-	if len(w.out.b) >= flushThreshold {
-		return w.Flush()
+	if w.out.Full() {
+		return w.out.Flush()
 	}
 	return nil
 }
@@ -354,14 +318,15 @@ func (w *Writer) Complete(endPos int64) (root int64, err error) {
 	if err := w.trie.Add(end, flags, p); err != nil {
 		return -1, err
 	}
-	// The trie's sink is w.out, which never fails.
+	// The trie appends its last part to w.out, handing full batches to
+	// the sink as it goes. If a hand-over fails, the trie is complete all
+	// the same and what the sink refused stays in w.out: the partition is
+	// completed (a retry returns the root) and the next call that flushes
+	// retries the bytes.
 	root, err = w.trie.Complete()
-	if err != nil {
-		return -1, err
-	}
 	w.completed = true
 	w.root = root
-	return root, nil
+	return root, err
 }
 
 // nudge appends to dst the key Cassandra's RowIndexWriter.nudge makes from
@@ -394,7 +359,7 @@ func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deleti
 		return -1, err
 	}
 	pos := w.Position()
-	w.out.b = appendEntry(w.out.b, pos, key, dataPos, root, blocks, deletion)
+	w.out.B = appendEntry(w.out.B, pos, key, dataPos, root, blocks, deletion)
 	return pos, nil
 }
 
@@ -413,7 +378,7 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 	if !deletion.valid() {
 		return Result{}, fmt.Errorf("%w: partition deletion with negative markedForDeleteAt %d", ErrDeletion, deletion.MarkedForDeleteAt)
 	}
-	res := Result{Value: ^dataPos, Root: -1, Blocks: w.count}
+	res := Result{Value: indexfile.DataPosition(dataPos), Root: -1, Blocks: w.count}
 	if w.count > 1 {
 		root, err := w.Complete(endPos)
 		if err != nil {
@@ -423,7 +388,7 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 		if err != nil {
 			return Result{}, err
 		}
-		res.Value, res.Root = pos, root
+		res.Value, res.Root = indexfile.RowIndexPosition(pos), root
 	}
 	w.Reset()
 	return res, nil
