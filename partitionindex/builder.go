@@ -209,6 +209,28 @@ func (b *Builder) AddEntry(key *partitioner.Key, position int64) error {
 	return nil
 }
 
+// Check returns the error Add would return for key with a storable
+// position, without adding it: ErrFinished, or a *KeyError for a key from
+// another partitioner, too long, or not after the last key added. A
+// caller that must refuse a key before it writes anything else about it
+// (tableindex, before a partition's row index) checks with it, so that the
+// order rule lives here only.
+func (b *Builder) Check(key *partitioner.Key) error {
+	if b.finishing {
+		return ErrFinished
+	}
+	if err := b.checkEntry(key, 0); err != nil {
+		return err
+	}
+	if b.hasLast {
+		raw := b.lastRaw()
+		if prev := b.opts.Partitioner.Decorate(raw); partitioner.Compare(prev, *key) >= 0 {
+			return b.orderError(raw, key, 0)
+		}
+	}
+	return nil
+}
+
 func (b *Builder) checkEntry(key *partitioner.Key, position int64) error {
 	var reason error
 	switch {

@@ -6,7 +6,6 @@
 package tableindex
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,24 +28,17 @@ type Options struct {
 
 var (
 	// ErrKeyOrder: a partition key that does not sort after the previous one
-	// under the partitioner.
-	ErrKeyOrder = errors.New("tableindex: partition keys out of order")
+	// under the partitioner. It is partitionindex.ErrKeyOrder: the
+	// partition index builder checks the order.
+	ErrKeyOrder = partitionindex.ErrKeyOrder
 	// ErrState: calls out of sequence (a block before StartPartition, a
 	// partition started before the previous one finished, …).
 	ErrState = errors.New("tableindex: call out of sequence")
 )
 
-// KeyError reports a refused partition key.
-type KeyError struct {
-	Key, Prev []byte
-}
-
-func (e *KeyError) Error() string {
-	return fmt.Sprintf("tableindex: partition key %x does not sort after the previous key %x", e.Key, e.Prev)
-}
-
-// Unwrap makes errors.Is(err, ErrKeyOrder) true.
-func (e *KeyError) Unwrap() error { return ErrKeyOrder }
+// KeyError reports a refused partition key (out of order, too long): it is
+// partitionindex.KeyError, from the partition index builder's check.
+type KeyError = partitionindex.KeyError
 
 // Writer is driven per partition by an sstable writer:
 //
@@ -67,8 +59,6 @@ type Writer struct {
 	key         []byte // the current partition's key (a copy)
 	dataPos     int64
 	deletion    rowindex.DeletionTime
-	prevKey     []byte // the last key accepted, for the order check
-	hasPrev     bool
 	// pending is a finished partition whose Rows.db part is written but
 	// whose partition index entry is not yet added (that write failed).
 	pending    rowindex.Result
@@ -96,11 +86,11 @@ func (w *Writer) StartPartition(key []byte, dataPos int64, deletion rowindex.Del
 	if w.completed || w.inPartition || w.hasPending {
 		return fmt.Errorf("%w: StartPartition while a partition is open or unfinished, or after Complete", ErrState)
 	}
-	if w.hasPrev {
-		p := w.opts.Partitioner
-		if partitioner.Compare(p.Decorate(w.prevKey), p.Decorate(key)) >= 0 {
-			return &KeyError{Key: bytes.Clone(key), Prev: bytes.Clone(w.prevKey)}
-		}
+	// Refused here, before any of its blocks reach Rows.db, by the check
+	// Add makes when the partition finishes.
+	dk := w.opts.Partitioner.Decorate(key)
+	if err := w.parts.Check(&dk); err != nil {
+		return err
 	}
 	if dataPos < 0 {
 		return fmt.Errorf("%w: negative data position %d", rowindex.ErrOffset, dataPos)
@@ -138,8 +128,6 @@ func (w *Writer) FinishPartition(endPos int64) (rowindex.Result, error) {
 	if err := w.parts.Add(w.key, w.pending.Value); err != nil {
 		return rowindex.Result{}, err
 	}
-	w.prevKey = append(w.prevKey[:0], w.key...)
-	w.hasPrev = true
 	w.hasPending = false
 	return w.pending, nil
 }

@@ -32,29 +32,19 @@ const outReserve = flushThreshold + 16<<10
 const notPlaced = -1
 
 var (
-	// ErrKeyOrder is returned (wrapped in *KeyOrderError) when a key is not
-	// strictly greater than the previous one.
-	ErrKeyOrder = errors.New("trie: keys out of order")
+	// ErrKeyOrder is returned (in a *KeyError) when a key is not strictly
+	// greater than the previous one. It is the module's one key-order
+	// sentinel (partitionindex.ErrKeyOrder is the same value).
+	ErrKeyOrder = indexfile.ErrKeyOrder
 	// ErrFinished is returned by Add and MakePartialRoot after Complete.
 	ErrFinished = errors.New("trie: writer already completed")
 )
 
-// KeyOrderError reports a key that is equal to or smaller than its
-// predecessor. It matches ErrKeyOrder with errors.Is.
-type KeyOrderError struct {
-	Prev, Key []byte // copies of the two keys
-	Equal     bool
-}
-
-func (e *KeyOrderError) Error() string {
-	if e.Equal {
-		return fmt.Sprintf("trie: duplicate key %x", e.Key)
-	}
-	return fmt.Sprintf("trie: key %x is not greater than the previous key %x", e.Key, e.Prev)
-}
-
-// Is makes errors.Is(err, ErrKeyOrder) true.
-func (e *KeyOrderError) Is(target error) bool { return target == ErrKeyOrder }
+// KeyError reports a key the writer refused: Err is ErrKeyOrder, Index the
+// 0-based number of the Add call, Key and Prev copies of the key and its
+// predecessor (Pos is unused). It is the module's one KeyError type
+// (partitionindex.KeyError is the same type).
+type KeyError = indexfile.KeyError
 
 // Options configures a Writer. The zero value means defaults.
 type Options struct {
@@ -602,12 +592,7 @@ func (w *Writer) checkShared(key []byte, shared int) {
 
 // orderError describes why key cannot follow the previous key.
 func (w *Writer) orderError(key []byte) error {
-	common := commonPrefix(w.prevKey, key)
-	return &KeyOrderError{
-		Prev:  bytes.Clone(w.prevKey),
-		Key:   bytes.Clone(key),
-		Equal: common == len(key) && common == len(w.prevKey),
-	}
+	return &KeyError{Err: ErrKeyOrder, Index: w.count, Key: bytes.Clone(key), Prev: bytes.Clone(w.prevKey)}
 }
 
 // Complete finishes the trie, writes everything that is left and returns the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -138,5 +139,24 @@ func TestPositions(t *testing.T) {
 	}
 	if DataPosition(math.MaxInt64) != NotFound {
 		t.Error("NotFound is not the complement of the largest offset")
+	}
+}
+
+func TestKeyError(t *testing.T) {
+	tooLong := errors.New("pkg: key too long")
+	for _, tc := range []struct {
+		err  *KeyError
+		want string
+	}{
+		{&KeyError{Err: ErrKeyOrder, Index: 3, Key: []byte{1, 2}, Prev: []byte{1, 3}}, "bti: keys out of order: key #3 0102 does not sort after previous key 0103"},
+		{&KeyError{Err: ErrKeyOrder, Index: 4, Key: []byte{7}, Prev: []byte{7}}, "bti: keys out of order: key #4 07 equals the previous key"},
+		{&KeyError{Err: tooLong, Index: 0, Key: bytes.Repeat([]byte{0xab}, 70), Pos: -5}, "pkg: key too long: key #0 " + strings.Repeat("ab", 64) + "… (70 bytes) with position -5"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+		if !errors.Is(tc.err, tc.err.Err) {
+			t.Errorf("%v does not match its Err", tc.err)
+		}
 	}
 }
