@@ -57,7 +57,7 @@ type Options struct {
 	PageSize int
 }
 
-// Builder writes a Partitions.db file: call AddEntry for every partition in
+// Builder writes a Partitions.db file: call Add for every partition in
 // the partitioner's decorated-key order, then Complete. The work is O(n) in
 // the total encoded key length, in one pass; memory is bounded by the part of
 // the trie not yet written plus three encoded keys.
@@ -66,7 +66,7 @@ type Options struct {
 // it apart from both neighbours, so a key goes into the trie only when the
 // next key arrives (or at Complete): the builder lags one key behind.
 //
-// Caller memory: AddEntry copies what it keeps; the key's bytes need only
+// Caller memory: Add copies what it keeps; the key's bytes need only
 // live for the duration of the call.
 //
 // Errors: a refused key (*KeyError) or a failed write leaves the builder
@@ -74,7 +74,7 @@ type Options struct {
 // keys accepted so far. Bytes are handed to the sink in batches at the start
 // of a later call; a sink error is returned from that call and a retry writes
 // the rest. If Complete fails, calling Complete again retries the remaining
-// writes; AddEntry after Complete (failed or not) returns ErrFinished.
+// writes; Add after Complete (failed or not) returns ErrFinished.
 type Builder struct {
 	opts Options
 	trie trie.Writer // a value: one allocation less for a small index
@@ -84,7 +84,7 @@ type Builder struct {
 	// over in batches, keeping what the sink refused for a retry.
 	out indexfile.Buffer
 
-	count     int64  // AddEntry calls accepted
+	count     int64  // Add calls accepted
 	firstKey  []byte // starts in firstBuf
 	firstBuf  [64]byte
 	rawBuf    []byte // decodeRaw's scratch, starts in rawSmall
@@ -98,7 +98,7 @@ type Builder struct {
 	meta      Metadata // what Complete returns, set with completed
 	// finishing is set by the first Complete call, failed or not. A
 	// Complete that failed may already have finished the trie (its final
-	// flush failed), so from then on only Complete may be called: AddEntry
+	// flush failed), so from then on only Complete may be called: Add
 	// and BuildPartial return ErrFinished whichever write failed, instead
 	// of accepting a key the finished trie would then refuse forever.
 	finishing bool
@@ -163,20 +163,14 @@ func (b *Builder) Position() int64 { return b.out.Position() }
 // writer did not take stay buffered for the next attempt.
 func (b *Builder) Flush() error { return b.out.Flush() }
 
-// Add decorates raw with the builder's partitioner and adds it.
-func (b *Builder) Add(raw []byte, position int64) error {
-	key := b.opts.Partitioner.Decorate(raw)
-	return b.AddEntry(&key, position)
-}
-
-// AddEntry adds a partition. position >= 0 is the partition's row-index
+// Add adds a partition. position >= 0 is the partition's row-index
 // (Rows.db) position; a negative position is ^dataPosition, the bitwise
 // complement of its Data.db position (make them with RowIndexPosition and
 // DataPosition). Keys must come in strictly increasing decorated-key order.
 // The key is passed by pointer, so a call copies 8 bytes rather than the
-// 80-byte Key; AddEntry neither modifies nor retains it (the builder keeps
+// 80-byte Key; Add neither modifies nor retains it (the builder keeps
 // its own encoding), and key must not be nil.
-func (b *Builder) AddEntry(key *partitioner.Key, position int64) error {
+func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
 	}

@@ -19,8 +19,8 @@ func TestCheckMatchesAdd(t *testing.T) {
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			require.NoError(t, b.Check(&keys[0]), "any key fits an empty builder")
-			require.NoError(t, b.AddEntry(&keys[1], 1))
-			require.NoError(t, b.AddEntry(&keys[2], 2))
+			require.NoError(t, b.Add(&keys[1], 1))
+			require.NoError(t, b.Add(&keys[2], 2))
 			other := partitioner.Murmur3
 			if p == partitioner.Murmur3 {
 				other = partitioner.ByteOrdered
@@ -35,14 +35,14 @@ func TestCheckMatchesAdd(t *testing.T) {
 			for i := range refused {
 				checkErr := b.Check(&refused[i])
 				require.Error(t, checkErr, "key %d", i)
-				addErr := b.AddEntry(&refused[i], 3)
+				addErr := b.Add(&refused[i], 3)
 				var ke *KeyError
 				require.ErrorAs(t, addErr, &ke)
 				ke.Pos = 0 // Check takes no position
 				require.Equal(t, addErr, checkErr, "key %d", i)
 			}
 			require.NoError(t, b.Check(&keys[3]))
-			require.NoError(t, b.AddEntry(&keys[3], 3))
+			require.NoError(t, b.Add(&keys[3], 3))
 			_, err := b.Complete()
 			require.NoError(t, err)
 			require.ErrorIs(t, b.Check(&keys[3]), ErrFinished)
@@ -50,7 +50,7 @@ func TestCheckMatchesAdd(t *testing.T) {
 			var want bytes.Buffer
 			wb := NewBuilder(&want, Options{Partitioner: p})
 			for i, k := range keys[1:] {
-				require.NoError(t, wb.AddEntry(&k, int64(i+1)))
+				require.NoError(t, wb.Add(&k, int64(i+1)))
 			}
 			_, err = wb.Complete()
 			require.NoError(t, err)
@@ -71,4 +71,11 @@ func sortedKeys(p partitioner.Partitioner, raws ...[]byte) []partitioner.Key {
 		}
 	}
 	return keys
+}
+
+// addRaw decorates raw with b's partitioner and adds it: most tests hold
+// their keys as raw bytes.
+func addRaw(b *Builder, raw []byte, position int64) error {
+	k := b.opts.Partitioner.Decorate(raw)
+	return b.Add(&k, position)
 }

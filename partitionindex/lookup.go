@@ -36,14 +36,17 @@ type Reader struct {
 // candidates.
 type KeyAt func(position int64) (rawKey []byte, err error)
 
-// Close releases the handle. Further lookups on it return ErrClosed.
+// Close releases the handle. Further lookups on it return ErrClosed. It
+// returns nil: a failure to release a mapping is Index.Close's to report
+// (the result makes a Reader an io.Closer).
 func (r *Reader) Close() error {
 	if r.closed {
 		return nil
 	}
 	r.closed = true
 	r.check.disarm()
-	return r.ix.handleClosed()
+	r.ix.handleClosed() // a failure to unmap is Index.Close's to report
+	return nil
 }
 
 // Index returns the index the handle reads.

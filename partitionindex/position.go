@@ -13,7 +13,7 @@ import "github.com/bti-go/bti/internal/indexfile"
 // The functions below name that encoding for this package's callers; the
 // rule itself is defined once, in internal/indexfile, which rowindex uses to
 // make the positions it hands over. They work on plain int64 rather
-// than a named Position type on purpose: AddEntry, Get, Ceiling, Floor,
+// than a named Position type on purpose: Add, Get, Ceiling, Floor,
 // Iterator.Pos and KeyAt all carry positions as int64 and a named type
 // would change every one of those signatures (and every caller's
 // conversions), while adding nothing the compiler could check. Each is one

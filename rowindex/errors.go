@@ -18,11 +18,17 @@ var (
 	// ErrDeletion: a deletion time the format cannot store (negative
 	// markedForDeleteAt).
 	ErrDeletion = errors.New("rowindex: bad deletion time")
-	// ErrNoBlocks: Complete on a partition without blocks.
+	// ErrNoBlocks: CompletePartition on a partition without blocks.
 	ErrNoBlocks = errors.New("rowindex: partition has no index blocks")
-	// ErrCompleted: Add or Complete after the partition's trie was completed
-	// (call Reset to start the next partition).
+	// ErrCompleted: Add after CompletePartition completed the partition's
+	// trie (call ResetPartition to start the next partition).
 	ErrCompleted = errors.New("rowindex: partition already completed")
+	// ErrFinished: Add, FinishPartition or AppendEntry after Complete
+	// ended the file (Reset starts a new one).
+	ErrFinished = errors.New("rowindex: writer already completed")
+	// ErrUnfinished: Complete while a partition has blocks but was not
+	// finished (FinishPartition, or ResetPartition to abandon it).
+	ErrUnfinished = errors.New("rowindex: partition not finished")
 	// ErrKey: a partition key longer than partitioner.MaxKeyLength bytes.
 	ErrKey = errors.New("rowindex: partition key too long")
 	// ErrCorrupt is matched by every *CorruptError. It is the module's one

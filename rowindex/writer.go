@@ -86,12 +86,15 @@ type Result struct {
 }
 
 // Writer writes a Rows.db file: for each partition, Add its index blocks in
-// clustering order, then FinishPartition (or Complete and AppendEntry, then
-// Reset). Like Cassandra's RowIndexWriter it stores, per block, the
+// clustering order, then FinishPartition (or CompletePartition and
+// AppendEntry, then ResetPartition); Complete ends the file. The verbs mean
+// what they mean for every writer of the module: Add one item, Complete the
+// file, Reset(w, opts) to start a new file; the per-partition steps carry
+// "Partition" in their names. Like Cassandra's RowIndexWriter it stores, per block, the
 // separator s with prevMax < s <= first that separatorGt makes (the common
 // prefix and prevMax's next byte plus one; the empty key for the first
 // block), with the block's offset and open deletion as payload, and
-// at Complete one more key just above the last block's last clustering
+// at CompletePartition one more key just above the last block's last clustering
 // carrying the partition's end position. The trie of each partition is
 // laid out in 4 KiB pages aligned to the file, right after the previous
 // partition's entry.
@@ -106,6 +109,7 @@ type Result struct {
 // exactly as before the call, so the caller may retry or go on. Bytes are
 // handed to the sink in batches at the start of a later call or by Flush;
 // a sink error is returned from that call and a retry writes the rest.
+// After Complete, Add and FinishPartition return ErrFinished.
 type Writer struct {
 	opts Options
 	trie *trie.Writer
@@ -116,7 +120,8 @@ type Writer struct {
 
 	count      int   // blocks added to this partition
 	lastOffset int64 // offset of the last block
-	completed  bool  // the trie was completed (Reset before the next Add)
+	completed  bool  // the trie was completed (ResetPartition before the next Add)
+	finished   bool  // Complete was called: the file is ended
 	root       int64
 
 	// Scratch path: Current is the last block's last clustering (prevMax);
@@ -135,23 +140,24 @@ type Writer struct {
 // taken as the start of the file.
 func NewWriter(w io.Writer, opts Options) *Writer {
 	rw := &Writer{trie: trie.NewWriter(nil, trie.Options{PageSize: opts.PageSize})}
-	rw.ResetFile(w, opts)
+	rw.Reset(w, opts)
 	return rw
 }
 
-// ResetFile starts a new Rows.db on w, keeping allocated memory.
-func (w *Writer) ResetFile(dst io.Writer, opts Options) {
+// Reset starts a new Rows.db on w, keeping allocated memory.
+func (w *Writer) Reset(dst io.Writer, opts Options) {
 	w.opts = opts
 	w.out.Reset(dst, 0, "rowindex")
-	w.Reset()
+	w.finished = false
+	w.ResetPartition()
 }
 
-// Reset starts a new partition at the current position, forgetting the
-// blocks added since the last Reset (Cassandra's RowIndexWriter.reset).
-// FinishPartition calls it. Called in the middle of a partition it
-// abandons that partition's trie; pages of it already written stay in the
-// file, unreferenced, as they would in Cassandra's.
-func (w *Writer) Reset() {
+// ResetPartition starts a new partition at the current position,
+// forgetting the blocks added since the last ResetPartition (Cassandra's
+// RowIndexWriter.reset). FinishPartition calls it. Called in the middle of
+// a partition it abandons that partition's trie; pages of it already
+// written stay in the file, unreferenced, as they would in Cassandra's.
+func (w *Writer) ResetPartition() {
 	w.trie.Reset(&w.out, trie.Options{PageSize: w.opts.PageSize, StartPosition: w.Position()})
 	w.count = 0
 	w.lastOffset = 0
@@ -185,6 +191,9 @@ func (w *Writer) maybeFlush() error {
 // clustering order, each starting after the previous one ends, at
 // increasing offsets.
 func (w *Writer) Add(b Block) error {
+	if w.finished {
+		return ErrFinished
+	}
 	if w.completed {
 		return ErrCompleted
 	}
@@ -282,13 +291,13 @@ func (w *Writer) addScratch(b Block) error {
 	return nil
 }
 
-// Complete adds the end key (the last block's last clustering nudged up
+// CompletePartition adds the end key (the last block's last clustering nudged up
 // at the length of the last separator, so that larger keys are rejected
 // quickly) with endPos as its offset, writes the rest of the partition's
 // trie and returns its root. endPos is where the partition ends, relative
 // to its start. Call it only for partitions of two or more blocks if the
 // file is to be Cassandra's: a one-block partition gets no row index.
-func (w *Writer) Complete(endPos int64) (root int64, err error) {
+func (w *Writer) CompletePartition(endPos int64) (root int64, err error) {
 	if w.completed {
 		return w.root, nil
 	}
@@ -348,6 +357,8 @@ func nudge(dst, max []byte, at int) []byte {
 // value Partitions.db holds for the key.
 func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deletion DeletionTime) (int64, error) {
 	switch {
+	case w.finished:
+		return -1, ErrFinished
 	case len(key) > partitioner.MaxKeyLength:
 		return -1, fmt.Errorf("%w: %d bytes", ErrKey, len(key))
 	case dataPos < 0:
@@ -369,6 +380,9 @@ func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deleti
 // deletion) appended; otherwise nothing is written and the partition index
 // will point at Data.db directly. It then starts the next partition.
 func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion DeletionTime) (Result, error) {
+	if w.finished {
+		return Result{}, ErrFinished
+	}
 	if dataPos < 0 {
 		return Result{}, fmt.Errorf("%w: negative data position %d", ErrOffset, dataPos)
 	}
@@ -380,7 +394,7 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 	}
 	res := Result{Value: indexfile.DataPosition(dataPos), Root: -1, Blocks: w.count}
 	if w.count > 1 {
-		root, err := w.Complete(endPos)
+		root, err := w.CompletePartition(endPos)
 		if err != nil {
 			return Result{}, err
 		}
@@ -390,6 +404,21 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 		}
 		res.Value, res.Root = indexfile.RowIndexPosition(pos), root
 	}
-	w.Reset()
+	w.ResetPartition()
 	return res, nil
+}
+
+// Complete ends the file: it hands every buffered byte to the sink. The
+// file ends after the last finished partition's entry; a partition with
+// blocks but not finished is an error (ErrUnfinished), since its trie
+// would be in the file without an entry to reach it. On a write error
+// the bytes the sink did not take stay buffered and calling Complete
+// again retries them. After Complete, Add and FinishPartition return
+// ErrFinished.
+func (w *Writer) Complete() error {
+	if !w.finished && (w.count > 0 || w.completed) {
+		return ErrUnfinished
+	}
+	w.finished = true
+	return w.out.Flush()
 }

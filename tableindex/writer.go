@@ -56,7 +56,8 @@ type Writer struct {
 	parts *partitionindex.Builder
 
 	inPartition bool
-	key         []byte // the current partition's key (a copy)
+	key         []byte          // the current partition's key (a copy)
+	dkey        partitioner.Key // key decorated: its Raw is key
 	dataPos     int64
 	deletion    rowindex.DeletionTime
 	// pending is a finished partition whose Rows.db part is written but
@@ -69,15 +70,30 @@ type Writer struct {
 // NewWriter returns a Writer writing Partitions.db to partitions and
 // Rows.db to rows, both from position 0.
 func NewWriter(partitions, rows io.Writer, opts Options) *Writer {
+	w := &Writer{}
+	w.Reset(partitions, rows, opts)
+	return w
+}
+
+// Reset starts new Partitions.db and Rows.db files on partitions and rows,
+// keeping allocated memory.
+func (w *Writer) Reset(partitions, rows io.Writer, opts Options) {
 	path := partitionindex.PathScratch
 	if opts.Path == rowindex.PathReference {
 		path = partitionindex.PathReference
 	}
-	return &Writer{
-		opts:  opts,
-		rows:  rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}),
-		parts: partitionindex.NewBuilder(partitions, partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}),
+	rowOpts := rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}
+	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}
+	if w.rows == nil {
+		w.rows = rowindex.NewWriter(rows, rowOpts)
+		w.parts = partitionindex.NewBuilder(partitions, partOpts)
+	} else {
+		w.rows.Reset(rows, rowOpts)
+		w.parts.Reset(partitions, partOpts)
 	}
+	w.opts = opts
+	w.inPartition, w.hasPending, w.completed = false, false, false
+	w.key = w.key[:0]
 }
 
 // StartPartition begins a partition: its key, its position in Data.db and
@@ -86,16 +102,17 @@ func (w *Writer) StartPartition(key []byte, dataPos int64, deletion rowindex.Del
 	if w.completed || w.inPartition || w.hasPending {
 		return fmt.Errorf("%w: StartPartition while a partition is open or unfinished, or after Complete", ErrState)
 	}
-	// Refused here, before any of its blocks reach Rows.db, by the check
-	// Add makes when the partition finishes.
-	dk := w.opts.Partitioner.Decorate(key)
-	if err := w.parts.Check(&dk); err != nil {
-		return err
-	}
 	if dataPos < 0 {
 		return fmt.Errorf("%w: negative data position %d", rowindex.ErrOffset, dataPos)
 	}
+	// Refused here, before any of its blocks reach Rows.db, by the check
+	// Add makes when the partition finishes. (Outside a partition w.key
+	// means nothing, so a refused key may overwrite it.)
 	w.key = append(w.key[:0], key...)
+	w.dkey = w.opts.Partitioner.Decorate(w.key)
+	if err := w.parts.Check(&w.dkey); err != nil {
+		return err
+	}
 	w.dataPos = dataPos
 	w.deletion = deletion
 	w.inPartition = true
@@ -125,7 +142,7 @@ func (w *Writer) FinishPartition(endPos int64) (rowindex.Result, error) {
 		}
 		w.pending, w.hasPending, w.inPartition = res, true, false
 	}
-	if err := w.parts.Add(w.key, w.pending.Value); err != nil {
+	if err := w.parts.Add(&w.dkey, w.pending.Value); err != nil {
 		return rowindex.Result{}, err
 	}
 	w.hasPending = false
@@ -140,7 +157,7 @@ func (w *Writer) Complete() (partitionindex.Metadata, error) {
 		return partitionindex.Metadata{}, fmt.Errorf("%w: Complete with an unfinished partition", ErrState)
 	}
 	w.completed = true
-	if err := w.rows.Flush(); err != nil {
+	if err := w.rows.Complete(); err != nil {
 		return partitionindex.Metadata{}, err
 	}
 	return w.parts.Complete()
