@@ -283,7 +283,8 @@ func checkFile(t *testing.T, c check) {
 					t.Fatalf("format.md:%d: key %q: %v", c.line, k, err)
 				}
 			}
-			if err := b.Add(raw, pos); err != nil {
+			dk := p.Decorate(raw)
+			if err := b.Add(&dk, pos); err != nil {
 				t.Fatalf("format.md:%d: %v", c.line, err)
 			}
 		}

@@ -12,9 +12,9 @@ import (
 
 // The zero-allocation promise, pinned: once a builder has built an index of
 // the same shape (its node arena, ring slots and output buffer are warm),
-// AddEntry allocates nothing; lookups never allocate.
+// Add allocates nothing; lookups never allocate.
 
-func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
+func TestAddAllocatesNothingWhenWarm(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("the race detector and coverage instrumentation allocate")
 	}
@@ -29,7 +29,7 @@ func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
 			b := NewBuilder(io.Discard, opts)
 			build := func() {
 				for i, k := range keys {
-					require.NoError(t, b.AddEntry(&k, int64(i)))
+					require.NoError(t, b.Add(&k, int64(i)))
 				}
 				_, err := b.Complete()
 				require.NoError(t, err)
@@ -38,12 +38,12 @@ func TestAddEntryAllocatesNothingWhenWarm(t *testing.T) {
 			build() // warm up: the arena and buffers reach their peak size
 			i := 0
 			allocs := testing.AllocsPerRun(len(keys)-1, func() {
-				if err := b.AddEntry(&keys[i], int64(i)); err != nil {
+				if err := b.Add(&keys[i], int64(i)); err != nil {
 					t.Fatal(err)
 				}
 				i++
 			})
-			require.Zero(t, allocs, "allocations per AddEntry on a warm builder")
+			require.Zero(t, allocs, "allocations per Add on a warm builder")
 		})
 	}
 }
@@ -58,7 +58,7 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	var file writeBuffer
 	b := NewBuilder(&file, Options{})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
+		require.NoError(t, b.Add(&k, int64(i)))
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)

@@ -92,7 +92,7 @@ func (ix *Index) reachableNodes() ([]trie.NodeInfo, error) {
 		seen[pos] = true
 		var n trie.NodeInfo
 		if err := ix.trie.Node(pos, &n); err != nil {
-			return nil, fromTrie(err)
+			return nil, err
 		}
 		out = append(out, n)
 		for _, c := range n.Children {

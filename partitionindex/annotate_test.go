@@ -49,7 +49,7 @@ func TestAnnotatedGoldens(t *testing.T) {
 			var file bytes.Buffer
 			b := NewBuilder(&file, Options{Partitioner: c.part, PageSize: c.pageSize})
 			for i, k := range c.keys {
-				require.NoError(t, b.Add([]byte(k), c.positions[i]))
+				require.NoError(t, addRaw(b, []byte(k), c.positions[i]))
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)

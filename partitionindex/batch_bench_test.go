@@ -129,7 +129,7 @@ func batchFixture(b *testing.B, n int) *batchBench {
 	bld := partitionindex.NewBuilder(&file, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, e := range entries {
 		dk := partitioner.Murmur3.Decorate(e.Key)
-		if err := bld.AddEntry(&dk, e.Pos); err != nil {
+		if err := bld.Add(&dk, e.Pos); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -128,7 +128,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 	var file writeBuffer
 	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
+		require.NoError(t, b.Add(&k, int64(i)))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
@@ -201,7 +201,7 @@ func TestGetBatchPartialIndex(t *testing.T) {
 	b := NewBuilder(&buf, Options{PageSize: 256})
 	views := 0
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
+		require.NoError(t, b.Add(&k, int64(i)))
 		if (i+1)%1000 != 0 {
 			continue
 		}
@@ -242,7 +242,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 			var file writeBuffer
 			b := NewBuilder(&file, Options{Partitioner: cfg.Partitioner})
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(&k, int64(i)))
+				require.NoError(t, b.Add(&k, int64(i)))
 			}
 			_, err = b.Complete()
 			require.NoError(t, err)
@@ -316,7 +316,7 @@ func murmur3Index(t *testing.T, count int, seed uint64) ([]partitioner.Key, writ
 	var file writeBuffer
 	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
 	for i := range keys {
-		require.NoError(t, b.AddEntry(&keys[i], int64(i)))
+		require.NoError(t, b.Add(&keys[i], int64(i)))
 	}
 	_, err = b.Complete()
 	require.NoError(t, err)

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
@@ -57,7 +57,7 @@ type Options struct {
 	PageSize int
 }
 
-// Builder writes a Partitions.db file: call AddEntry for every partition in
+// Builder writes a Partitions.db file: call Add for every partition in
 // the partitioner's decorated-key order, then Complete. The work is O(n) in
 // the total encoded key length, in one pass; memory is bounded by the part of
 // the trie not yet written plus three encoded keys.
@@ -66,7 +66,7 @@ type Options struct {
 // it apart from both neighbours, so a key goes into the trie only when the
 // next key arrives (or at Complete): the builder lags one key behind.
 //
-// Caller memory: AddEntry copies what it keeps; the key's bytes need only
+// Caller memory: Add copies what it keeps; the key's bytes need only
 // live for the duration of the call.
 //
 // Errors: a refused key (*KeyError) or a failed write leaves the builder
@@ -74,18 +74,17 @@ type Options struct {
 // keys accepted so far. Bytes are handed to the sink in batches at the start
 // of a later call; a sink error is returned from that call and a retry writes
 // the rest. If Complete fails, calling Complete again retries the remaining
-// writes; AddEntry after Complete (failed or not) returns ErrFinished.
+// writes; Add after Complete (failed or not) returns ErrFinished.
 type Builder struct {
 	opts Options
 	trie trie.Writer // a value: one allocation less for a small index
-	sink io.Writer
-	// footer is buffered once the trie is complete; footerSent bytes of it
-	// are in the sink. The trie writer knows nothing of footers, so the
-	// builder writes it to the sink itself, after the trie's last byte.
-	footer     []byte
-	footerSent int
+	// out holds the file's bytes not yet taken by the sink. The trie
+	// appends its nodes to it, and Complete the footer after the trie's
+	// last node (the trie writer knows nothing of footers); out hands them
+	// over in batches, keeping what the sink refused for a retry.
+	out indexfile.Buffer
 
-	count     int64  // AddEntry calls accepted
+	count     int64  // Add calls accepted
 	firstKey  []byte // starts in firstBuf
 	firstBuf  [64]byte
 	rawBuf    []byte // decodeRaw's scratch, starts in rawSmall
@@ -99,7 +98,7 @@ type Builder struct {
 	meta      Metadata // what Complete returns, set with completed
 	// finishing is set by the first Complete call, failed or not. A
 	// Complete that failed may already have finished the trie (its final
-	// flush failed), so from then on only Complete may be called: AddEntry
+	// flush failed), so from then on only Complete may be called: Add
 	// and BuildPartial return ErrFinished whichever write failed, instead
 	// of accepting a key the finished trie would then refuse forever.
 	finishing bool
@@ -131,11 +130,9 @@ func NewBuilder(w io.Writer, opts Options) *Builder {
 
 // Reset starts a new index on w, keeping allocated memory.
 func (b *Builder) Reset(w io.Writer, opts Options) {
-	b.trie.Reset(w, trie.Options{PageSize: opts.PageSize})
+	b.out.Reset(w, 0, "partitionindex")
+	b.trie.Reset(&b.out, trie.Options{PageSize: opts.PageSize})
 	b.opts = opts
-	b.sink = w
-	b.footer = b.footer[:0]
-	b.footerSent = 0
 	b.count = 0
 	if cap(b.firstKey) == 0 {
 		b.firstKey = b.firstBuf[:0]
@@ -160,54 +157,20 @@ func (b *Builder) Count() int64 { return b.count }
 
 // Position returns the number of bytes of the file produced so far,
 // including bytes not yet handed to the writer (see Flush).
-func (b *Builder) Position() int64 { return b.trie.Position() + int64(len(b.footer)) }
+func (b *Builder) Position() int64 { return b.out.Position() }
 
-// Flush hands every buffered byte to the writer.
-func (b *Builder) Flush() error {
-	if err := b.trie.Flush(); err != nil {
-		return err
-	}
-	return b.flushFooter()
-}
+// Flush hands every buffered byte to the writer. On error the bytes the
+// writer did not take stay buffered for the next attempt.
+func (b *Builder) Flush() error { return b.out.Flush() }
 
-// flushFooter writes the rest of the buffered footer to the sink. On error
-// the bytes the sink did not take stay for the next attempt.
-func (b *Builder) flushFooter() error {
-	rest := b.footer[b.footerSent:]
-	if len(rest) == 0 {
-		return nil
-	}
-	n, err := b.sink.Write(rest)
-	if n < 0 || n > len(rest) {
-		n = 0
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-	}
-	b.footerSent += n
-	if err == nil && n < len(rest) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("partitionindex: writing the footer at offset %d: %w", b.trie.Position()+int64(b.footerSent), err)
-	}
-	return nil
-}
-
-// Add decorates raw with the builder's partitioner and adds it.
-func (b *Builder) Add(raw []byte, position int64) error {
-	key := b.opts.Partitioner.Decorate(raw)
-	return b.AddEntry(&key, position)
-}
-
-// AddEntry adds a partition. position >= 0 is the partition's row-index
+// Add adds a partition. position >= 0 is the partition's row-index
 // (Rows.db) position; a negative position is ^dataPosition, the bitwise
 // complement of its Data.db position (make them with RowIndexPosition and
 // DataPosition). Keys must come in strictly increasing decorated-key order.
 // The key is passed by pointer, so a call copies 8 bytes rather than the
-// 80-byte Key; AddEntry neither modifies nor retains it (the builder keeps
+// 80-byte Key; Add neither modifies nor retains it (the builder keeps
 // its own encoding), and key must not be nil.
-func (b *Builder) AddEntry(key *partitioner.Key, position int64) error {
+func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
 	}
@@ -237,6 +200,28 @@ func (b *Builder) AddEntry(key *partitioner.Key, position int64) error {
 		b.lastHash = key.HashByte()
 	}
 	b.count++
+	return nil
+}
+
+// Check returns the error Add would return for key with a storable
+// position, without adding it: ErrFinished, or a *KeyError for a key from
+// another partitioner, too long, or not after the last key added. A
+// caller that must refuse a key before it writes anything else about it
+// (tableindex, before a partition's row index) checks with it, so that the
+// order rule lives here only.
+func (b *Builder) Check(key *partitioner.Key) error {
+	if b.finishing {
+		return ErrFinished
+	}
+	if err := b.checkEntry(key, 0); err != nil {
+		return err
+	}
+	if b.hasLast {
+		raw := b.lastRaw()
+		if prev := b.opts.Partitioner.Decorate(raw); partitioner.Compare(prev, *key) >= 0 {
+			return b.orderError(raw, key, 0)
+		}
+	}
 	return nil
 }
 
@@ -416,6 +401,13 @@ func (b *Builder) lastTrieRaw() []byte {
 func (b *Builder) Complete() (Metadata, error) {
 	b.finishing = true
 	b.partial.consumer = nil // a pending early-open view never fires now
+	// Hand over a full buffer first, as every call does before it
+	// produces bytes (the trie's common path leaves it to the next call).
+	if b.out.Full() {
+		if err := b.out.Flush(); err != nil {
+			return Metadata{}, err
+		}
+	}
 	if b.hasLast && !b.inTrie {
 		var enc []byte
 		if b.opts.Path == PathReference {
@@ -430,20 +422,20 @@ func (b *Builder) Complete() (Metadata, error) {
 		b.inTrie = true
 	}
 	if !b.completed {
+		// The trie hands full batches to the sink while it writes its
+		// last part and leaves the rest in b.out. If a hand-over fails,
+		// the trie is complete all the same and a retry goes on here.
 		root, err := b.trie.Complete()
 		if err != nil {
-			return Metadata{}, err // the trie keeps its completed state; a retry flushes
+			return Metadata{}, err
 		}
 		firstKeyPos := b.trie.Position()
-		b.footer = b.appendFooter(b.footer[:0], firstKeyPos, b.trie.Count(), root)
-		b.footerSent = 0
+		b.out.B = b.appendFooter(b.out.B, firstKeyPos, b.trie.Count(), root)
 		b.meta = b.metadata(root, firstKeyPos)
 		b.completed = true
 	}
-	if _, err := b.trie.Complete(); err != nil { // flushes whatever of the trie is left
-		return Metadata{}, err
-	}
-	if err := b.flushFooter(); err != nil {
+	// The rest of the trie and the footer, in one batch.
+	if err := b.out.Flush(); err != nil {
 		return Metadata{}, err
 	}
 	return b.meta, nil

@@ -69,10 +69,10 @@ func TestCallerMemoryBuild(t *testing.T) {
 					for i, k := range s.keys {
 						key := buf[:copy(buf, k)]
 						if i%2 == 0 {
-							require.NoError(t, b.Add(key, s.pos[i]))
+							require.NoError(t, addRaw(b, key, s.pos[i]))
 						} else {
 							dk := s.part.Decorate(key)
-							require.NoError(t, b.AddEntry(&dk, s.pos[i]))
+							require.NoError(t, b.Add(&dk, s.pos[i]))
 						}
 						cl.fn(r, buf)
 					}

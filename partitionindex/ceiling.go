@@ -157,7 +157,7 @@ func (r *Reader) candidates(position []byte, dir int) (Candidates, error) {
 // ended with (-1 for none).
 func (r *Reader) candidatesAt(onPath, beyond int64, err error) (Candidates, error) {
 	if err != nil {
-		return Candidates{}, fromTrie(err)
+		return Candidates{}, err
 	}
 	var c Candidates
 	if onPath >= 0 {

@@ -23,7 +23,7 @@ func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
 	for _, e := range entries {
-		require.NoError(tb, b.Add(e.Key, e.Pos))
+		require.NoError(tb, addRaw(b, e.Key, e.Pos))
 	}
 	_, err = b.Complete()
 	require.NoError(tb, err)

@@ -103,7 +103,7 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
 	for _, e := range entries {
-		require.NoError(t, b.Add(e.Key, e.Pos))
+		require.NoError(t, addRaw(b, e.Key, e.Pos))
 		f.keys = append(f.keys, cfg.Partitioner.Decorate(e.Key))
 		f.pos = append(f.pos, e.Pos)
 	}

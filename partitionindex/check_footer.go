@@ -91,11 +91,11 @@ func FooterPartitioners(ix *Index) ([]partitioner.Partitioner, error) {
 	w.Reset(ix.trie)
 	first, err := w.First()
 	if err != nil {
-		return nil, fromTrie(err)
+		return nil, err
 	}
 	last, err := w.Last()
 	if err != nil {
-		return nil, fromTrie(err)
+		return nil, err
 	}
 	return footerPartitioners(ix, &w, first, last), nil
 }

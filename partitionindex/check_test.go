@@ -67,7 +67,7 @@ func TestCheckGoldenPartialViews(t *testing.T) {
 			b := NewBuilder(&buf, Options{Partitioner: c.part})
 			next, views := 0, 0
 			for i, e := range c.entries {
-				require.NoError(t, b.Add(e.Key, e.Pos))
+				require.NoError(t, addRaw(b, e.Key, e.Pos))
 				if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
 					if v := checkPartial(t, c, b, &buf, c.partials[next]); v != nil {
 						ix, err := v.NewIndex(buf.Bytes())
@@ -251,7 +251,7 @@ func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner, PageSize: pageSize})
 	for _, e := range entries {
-		require.NoError(tb, b.Add(e.Key, e.Pos))
+		require.NoError(tb, addRaw(b, e.Key, e.Pos))
 	}
 	_, err = b.Complete()
 	require.NoError(tb, err)

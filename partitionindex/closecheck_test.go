@@ -73,7 +73,7 @@ func TestCloseCheck(t *testing.T) {
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range []string{"a", "b", "c"} {
 		dk := partitioner.ByteOrdered.Decorate([]byte(k))
-		require.NoError(t, b.AddEntry(&dk, int64(i)))
+		require.NoError(t, b.Add(&dk, int64(i)))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)

@@ -30,7 +30,7 @@ func TestColdBuildAllocations(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	b := NewBuilder(io.Discard, Options{})
 	for i, k := range keys {
-		if err := b.AddEntry(&k, int64(i)); err != nil {
+		if err := b.Add(&k, int64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestColdSmallBuildAllocations(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	b := NewBuilder(io.Discard, Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range keys {
-		if err := b.AddEntry(&k, int64(i)); err != nil {
+		if err := b.Add(&k, int64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ func oneKeyFile(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.Murmur3})
-	require.NoError(t, b.Add([]byte("k"), 5))
+	require.NoError(t, addRaw(b, []byte("k"), 5))
 	_, err := b.Complete()
 	require.NoError(t, err)
 	return buf.Bytes()

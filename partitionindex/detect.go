@@ -121,11 +121,11 @@ func (ix *Index) checkPartitioner() error {
 	w := ix.trie.Walker()
 	first, err := w.First()
 	if err != nil {
-		return fromTrie(err)
+		return err
 	}
 	last, err := w.Last()
 	if err != nil {
-		return fromTrie(err)
+		return err
 	}
 	if ix.v.count == 0 {
 		if first >= 0 {
@@ -167,7 +167,7 @@ func footerResolves(ix *Index, w *trie.Walker, p partitioner.Partitioner, first,
 		enc = end.key.AppendComparable(enc[:0])
 		node, found, err := w.Exact(enc)
 		if err != nil {
-			return fromTrie(err)
+			return err
 		}
 		if !found || node != end.node {
 			reason := "walks to no entry"
@@ -178,7 +178,7 @@ func footerResolves(ix *Index, w *trie.Walker, p partitioner.Partitioner, first,
 		}
 		flags, b, err := ix.trie.Payload(node)
 		if err != nil {
-			return fromTrie(err)
+			return err
 		}
 		hash, hasHash, _, ok := decodePayload(flags, b)
 		if !ok {

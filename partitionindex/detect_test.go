@@ -154,7 +154,7 @@ func TestPartitionerPartialViews(t *testing.T) {
 		b := NewBuilder(&buf, Options{Partitioner: p, PageSize: 256})
 		refused := 0
 		for i, k := range keys {
-			require.NoError(t, b.AddEntry(&k, int64(i)))
+			require.NoError(t, b.Add(&k, int64(i)))
 			if i%97 != 5 {
 				continue
 			}

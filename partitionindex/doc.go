@@ -31,7 +31,7 @@
 //
 // # Contracts
 //
-// Key order: Builder.AddEntry takes keys in strictly increasing
+// Key order: Builder.Add takes keys in strictly increasing
 // decorated-key order of the partitioner (Murmur3: signed token, then raw
 // bytes; ByteOrdered: raw bytes), which is the unsigned order of their
 // encodings. A key that is equal or smaller is refused with a *KeyError
@@ -53,7 +53,7 @@
 // start of a later call (or on Flush/Complete), before changing any state,
 // so a write error costs nothing but the error: retry the call, or Complete
 // with the keys accepted so far. A failed Complete can be retried; after
-// Complete (failed or not) AddEntry returns ErrFinished.
+// Complete (failed or not) Add returns ErrFinished.
 //
 // What a hit means: only distinguishing prefixes are stored, so Get returns
 // a candidate. A key that shares a stored prefix and (1 in 256) the hash

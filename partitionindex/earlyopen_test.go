@@ -31,7 +31,7 @@ func TestBuildPartialProtocol(t *testing.T) {
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 			for i, k := range earlyKeys(40) {
-				require.NoError(t, b.AddEntry(&k, int64(i)))
+				require.NoError(t, b.Add(&k, int64(i)))
 			}
 			fired := 0
 			accepted, err := b.BuildPartial(rowEnd, dataEnd, func(*PartialIndex) { fired++ })
@@ -68,8 +68,8 @@ func TestBuildPartialSynced(t *testing.T) {
 	helper := NewBuilder(&helperBuf, Options{Partitioner: partitioner.ByteOrdered, PageSize: 256})
 	views := 0
 	for i, k := range keys {
-		require.NoError(t, manual.AddEntry(&k, int64(i)))
-		require.NoError(t, helper.AddEntry(&k, int64(i)))
+		require.NoError(t, manual.Add(&k, int64(i)))
+		require.NoError(t, helper.Add(&k, int64(i)))
 		if i%700 != 1 {
 			continue
 		}
@@ -132,7 +132,7 @@ func TestBuildPartialSyncedFlushError(t *testing.T) {
 	var w failingWriter
 	b := NewBuilder(&w, Options{Partitioner: partitioner.ByteOrdered, PageSize: 64})
 	for i, k := range earlyKeys(200) {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
+		require.NoError(t, b.Add(&k, int64(i)))
 	}
 	view, err := b.BuildPartialSynced(0, 0)
 	require.ErrorIs(t, err, errEarlySink)

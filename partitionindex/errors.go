@@ -2,20 +2,22 @@ package partitionindex
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
-	"github.com/bti-go/bti/trie"
 )
 
 var (
 	// ErrKeyOrder: a key is not strictly greater than the previous one in
 	// the partitioner's decorated-key order (this includes duplicates).
-	ErrKeyOrder = errors.New("partitionindex: keys out of order")
+	// It is the module's one key-order sentinel (trie.ErrKeyOrder and
+	// tableindex.ErrKeyOrder are the same value).
+	ErrKeyOrder = indexfile.ErrKeyOrder
 	// ErrKeyTooLong: a partition key longer than partitioner.MaxKeyLength
 	// bytes, the most the footer's (and Cassandra's) unsigned 16-bit length
 	// can hold.
-	ErrKeyTooLong = errors.New("partitionindex: key too long")
+	ErrKeyTooLong = errors.New("partitionindex: key too long (more than " + strconv.Itoa(partitioner.MaxKeyLength) + " bytes)")
 	// ErrPosition: a position that cannot be stored (math.MinInt64 is
 	// Cassandra's "not found" marker).
 	ErrPosition = errors.New("partitionindex: position cannot be encoded")
@@ -39,63 +41,23 @@ var (
 	// ErrAmbiguousPartitioner: DetectPartitioner found more than one (an
 	// empty or one-key index fits every partitioner).
 	ErrAmbiguousPartitioner = errors.New("partitionindex: partitioner cannot be told from the index")
-	// ErrCorrupt: the file is not a valid partition index.
-	ErrCorrupt = errors.New("partitionindex: corrupt index")
+	// ErrCorrupt: the file is not a valid partition index. It is the
+	// module's one corruption marker (trie.ErrCorrupt and
+	// rowindex.ErrCorrupt are the same value).
+	ErrCorrupt = indexfile.ErrCorrupt
 )
 
-// KeyError reports a key the builder refused. It matches the sentinel in
-// Err with errors.Is.
-type KeyError struct {
-	Err   error  // ErrKeyOrder, ErrKeyTooLong, ErrPosition or ErrPartitioner
-	Index int64  // 0-based number of the AddEntry call
-	Key   []byte // the raw partition key (a copy)
-	Prev  []byte // for ErrKeyOrder, the previous raw key (a copy)
-	Pos   int64  // the position passed with the key
-}
-
-func (e *KeyError) Error() string {
-	switch e.Err {
-	case ErrKeyOrder:
-		return fmt.Sprintf("%v: key #%d %x does not sort after previous key %x", e.Err, e.Index, e.Key, e.Prev)
-	case ErrKeyTooLong:
-		return fmt.Sprintf("%v: key #%d is %d bytes, at most %d fit", e.Err, e.Index, len(e.Key), partitioner.MaxKeyLength)
-	case ErrPosition:
-		return fmt.Sprintf("%v: key #%d %x has position %d", e.Err, e.Index, e.Key, e.Pos)
-	default:
-		return fmt.Sprintf("%v: key #%d %x", e.Err, e.Index, e.Key)
-	}
-}
-
-func (e *KeyError) Unwrap() error { return e.Err }
+// KeyError reports a key the builder refused: Err is ErrKeyOrder,
+// ErrKeyTooLong, ErrPosition or ErrPartitioner, which it matches with
+// errors.Is; Index is the 0-based number of the Add call, Key the raw
+// partition key and, for ErrKeyOrder, Prev the previous one (copies), Pos
+// the position passed with the key. It is the module's one KeyError type
+// (trie.KeyError and tableindex.KeyError are the same type).
+type KeyError = indexfile.KeyError
 
 // CorruptError reports where and why a file is not a valid index. It
-// matches ErrCorrupt with errors.Is.
-type CorruptError struct {
-	Offset int64
-	Reason string
-	err    error // the trie's *trie.CorruptError this one stands for, if any
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("partitionindex: corrupt index at offset %d: %s", e.Offset, e.Reason)
-}
-
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
-
-// Unwrap returns the trie error a lookup met, so errors.Is(err,
-// trie.ErrCorrupt) holds as well.
-func (e *CorruptError) Unwrap() error { return e.err }
-
-// fromTrie reports the trie's corruption errors as this package's
-// *CorruptError, so that a caller matches one sentinel, ErrCorrupt, whatever
-// layer found the bad bytes. Other errors (and nil) pass through.
-func fromTrie(err error) error {
-	if err == nil {
-		return nil // before te escapes to errors.As: lookups must not allocate
-	}
-	var te *trie.CorruptError
-	if errors.As(err, &te) {
-		return &CorruptError{Offset: te.Offset, Reason: te.Reason, err: err}
-	}
-	return err
-}
+// matches ErrCorrupt with errors.Is. It is the module's one corruption error
+// type, the same as trie.CorruptError and rowindex.CorruptError: a trie
+// node's corruption found through this package's lookups comes back as the
+// trie reported it, and one errors.As target catches both.
+type CorruptError = indexfile.CorruptError

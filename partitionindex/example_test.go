@@ -22,7 +22,7 @@ func Example() {
 		dataPos := int64(dataFile.Len())
 		dataFile.WriteString(name) // the partition's data
 		// A partition without a row index is found through its Data.db offset.
-		if err := b.AddEntry(&key, partitionindex.DataPosition(dataPos)); err != nil {
+		if err := b.Add(&key, partitionindex.DataPosition(dataPos)); err != nil {
 			panic(err)
 		}
 		if i == 2 {

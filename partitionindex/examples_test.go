@@ -30,7 +30,7 @@ func newToySSTable(p partitioner.Partitioner, names ...string) *toySSTable {
 	for _, k := range keys {
 		pos := partitionindex.DataPosition(int64(len(s.data)))
 		s.data = append(append(s.data, byte(len(k.Raw))), k.Raw...)
-		if err := b.AddEntry(&k, pos); err != nil {
+		if err := b.Add(&k, pos); err != nil {
 			panic(err)
 		}
 	}
@@ -86,7 +86,7 @@ func ExampleBuilder_Reset() {
 		b.Reset(&index, opts)
 		for j, name := range sstable {
 			dk := partitioner.ByteOrdered.Decorate([]byte(name))
-			err := b.AddEntry(&dk, partitionindex.RowIndexPosition(int64(64*j)))
+			err := b.Add(&dk, partitionindex.RowIndexPosition(int64(64*j)))
 			if err != nil {
 				panic(err)
 			}
@@ -244,9 +244,9 @@ func ExampleReader_ScanEncoded_tokenRange() {
 
 // A writer often holds its partition keys already, in its own memory and in
 // partitioner order (a compaction merges sorted sstables). Decorate computes
-// the token and hash byte without copying the key; AddEntry copies what it
-// keeps, so the caller's buffer may be reused as soon as AddEntry returns.
-func ExampleBuilder_AddEntry() {
+// the token and hash byte without copying the key; Add copies what it
+// keeps, so the caller's buffer may be reused as soon as Add returns.
+func ExampleBuilder_Add() {
 	held := [][]byte{[]byte("user:17"), []byte("user:3"), []byte("user:42")}
 	// Murmur3 orders keys by token: sort once, as the sstables being merged
 	// already are.
@@ -260,7 +260,7 @@ func ExampleBuilder_AddEntry() {
 	for i, raw := range held {
 		buf = append(buf[:0], raw...)
 		dk := partitioner.Murmur3.Decorate(buf)
-		if err := b.AddEntry(&dk, partitionindex.RowIndexPosition(int64(100*i))); err != nil {
+		if err := b.Add(&dk, partitionindex.RowIndexPosition(int64(100*i))); err != nil {
 			panic(err)
 		}
 	}

@@ -168,8 +168,8 @@ func buildEx(c exCase) ([]byte, error) {
 		b := NewBuilder(&buf, Options{Partitioner: c.set.p, Path: path, PageSize: c.pageSize})
 		for j := range c.set.entries {
 			e := &c.set.entries[j]
-			if err := b.AddEntry(&e.key, e.pos); err != nil {
-				return nil, fmt.Errorf("%v path %v: AddEntry %x: %w", c, path, e.key.Raw, err)
+			if err := b.Add(&e.key, e.pos); err != nil {
+				return nil, fmt.Errorf("%v path %v: Add %x: %w", c, path, e.key.Raw, err)
 			}
 		}
 		if _, err := b.Complete(); err != nil {

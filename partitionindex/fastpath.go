@@ -76,7 +76,7 @@ func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payl
 		return int64(binary.BigEndian.Uint64(payload[1:])) >> (64 - 8*uint(flags-7)), true, nil
 	}
 	if err != nil || !found {
-		return 0, false, fromTrie(err)
+		return 0, false, err
 	}
 	hash, hasHash, pos, ok := decodePayload(flags, payload)
 	if !ok {

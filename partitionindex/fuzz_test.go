@@ -83,7 +83,7 @@ func FuzzIndexReader(f *testing.F) {
 				var buf bytes.Buffer
 				b := NewBuilder(&buf, s.opts(PathScratch))
 				for i := range s.keys {
-					if err := b.Add(s.keys[i], s.pos[i]); err != nil {
+					if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 						f.Fatal(err)
 					}
 				}
@@ -237,7 +237,7 @@ func FuzzBuildRoundTrip(f *testing.F) {
 				b.Reset(&files[run], Options{Partitioner: p, Path: path, PageSize: pageSize})
 			}
 			for i, k := range keys {
-				if err := b.AddEntry(&k, pos[i]); err != nil {
+				if err := b.Add(&k, pos[i]); err != nil {
 					t.Fatalf("run %d key %d: %v", run, i, err)
 				}
 			}
@@ -309,7 +309,7 @@ func FuzzPartialIndex(f *testing.F) {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, s.opts(PathScratch))
 	for i := range s.keys {
-		if err := b.Add(s.keys[i], s.pos[i]); err != nil {
+		if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 			f.Fatal(err)
 		}
 		if i%7 != 3 {

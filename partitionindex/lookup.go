@@ -36,14 +36,17 @@ type Reader struct {
 // candidates.
 type KeyAt func(position int64) (rawKey []byte, err error)
 
-// Close releases the handle. Further lookups on it return ErrClosed.
+// Close releases the handle. Further lookups on it return ErrClosed. It
+// returns nil: a failure to release a mapping is Index.Close's to report
+// (the result makes a Reader an io.Closer).
 func (r *Reader) Close() error {
 	if r.closed {
 		return nil
 	}
 	r.closed = true
 	r.check.disarm()
-	return r.ix.handleClosed()
+	r.ix.handleClosed() // a failure to unmap is Index.Close's to report
+	return nil
 }
 
 // Index returns the index the handle reads.
@@ -53,7 +56,7 @@ func (r *Reader) Index() *Index { return r.ix }
 func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err error) {
 	flags, b, err := r.t.Payload(node)
 	if err != nil {
-		return 0, false, 0, fromTrie(err)
+		return 0, false, 0, err
 	}
 	hash, hasHash, pos, ok := decodePayload(flags, b)
 	if !ok {
@@ -91,11 +94,11 @@ func (r *Reader) Last() (int64, bool, error) {
 
 func (r *Reader) endpoint(node int64, err error) (int64, bool, error) {
 	if err != nil || node < 0 {
-		return 0, false, fromTrie(err)
+		return 0, false, err
 	}
 	flags, _, err := r.t.Payload(node)
 	if err != nil || flags == 0 {
-		return 0, false, fromTrie(err) // flags 0: an empty index, the root has no payload
+		return 0, false, err // flags 0: an empty index, the root has no payload
 	}
 	_, _, pos, err := r.payload(node)
 	if err != nil {
@@ -237,13 +240,13 @@ func (it *Iterator) reset(start, end []byte) {
 		// below start.
 		last, err := r.walker.Last()
 		if err != nil {
-			it.err = fromTrie(err)
+			it.err = err
 			return
 		}
 		if last >= 0 {
 			node, found, err := r.walker.Exact(start)
 			if err != nil {
-				it.err = fromTrie(err)
+				it.err = err
 				return
 			}
 			if found && node == last {
@@ -295,8 +298,8 @@ func (it *Iterator) Err() error {
 	case it.done:
 		return nil
 	case it.reverse:
-		return fromTrie(it.rev.Err())
+		return it.rev.Err()
 	default:
-		return fromTrie(it.fwd.Err())
+		return it.fwd.Err()
 	}
 }

@@ -28,13 +28,14 @@ type Metadata struct {
 // O(nodes), so it is a separate call rather than a cost of every Complete.
 
 // metadata fills Metadata for a trie whose root is at root and whose footer
-// starts at firstKeyPos, once the footer is built (b.footer).
+// starts at firstKeyPos, once the footer is appended: the file ends at the
+// builder's position.
 func (b *Builder) metadata(root, firstKeyPos int64) Metadata {
 	page := int64(b.opts.PageSize)
 	if page == 0 {
 		page = trie.DefaultPageSize
 	}
-	size := firstKeyPos + int64(len(b.footer)) // the footer follows the trie
+	size := b.out.Position()
 	return Metadata{
 		Keys:        b.trie.Count(),
 		Size:        size,
@@ -83,7 +84,7 @@ func (c NodeCounts) String() string {
 func (ix *Index) NodeCounts() (NodeCounts, error) {
 	st, err := ix.trie.Stats()
 	if err != nil {
-		return NodeCounts{}, fromTrie(err)
+		return NodeCounts{}, err
 	}
 	return NodeCounts(st.ByType), nil
 }

@@ -41,7 +41,7 @@ func TestCompleteMetadata(t *testing.T) {
 			b := NewBuilder(&buf, Options{Partitioner: c.part, PageSize: c.pageSize})
 			keys := keyset.Decorate(c.part, c.raws)
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(&k, DataPosition(int64(i))))
+				require.NoError(t, b.Add(&k, DataPosition(int64(i))))
 			}
 			m, err := b.Complete()
 			require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestNodeCounts(t *testing.T) {
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(&k, RowIndexPosition(int64(i))))
+				require.NoError(t, b.Add(&k, RowIndexPosition(int64(i))))
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestNodeCountsCorrupt(t *testing.T) {
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range []string{"a", "z"} {
 		dk := partitioner.ByteOrdered.Decorate([]byte(k))
-		require.NoError(t, b.AddEntry(&dk, int64(i)))
+		require.NoError(t, b.Add(&dk, int64(i)))
 	}
 	m, err := b.Complete()
 	require.NoError(t, err)

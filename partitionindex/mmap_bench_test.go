@@ -118,7 +118,7 @@ func mmapFixture(b *testing.B) *mmapBench {
 	bld := partitionindex.NewBuilder(out, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, e := range entries {
 		dk := partitioner.Murmur3.Decorate(e.Key)
-		if err := bld.AddEntry(&dk, e.Pos); err != nil {
+		if err := bld.Add(&dk, e.Pos); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -157,7 +157,7 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 		var buf bytes.Buffer
 		b := NewBuilder(&buf, Options{Partitioner: p, Path: path, PageSize: pageSize})
 		for j, k := range keys {
-			require.NoError(t, b.AddEntry(&k, positions[j]))
+			require.NoError(t, b.Add(&k, positions[j]))
 		}
 		_, err := b.Complete()
 		require.NoError(t, err)

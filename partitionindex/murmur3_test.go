@@ -53,7 +53,7 @@ func TestMurmur3TokenCollisions(t *testing.T) {
 					var buf bytes.Buffer
 					b := NewBuilder(&buf, Options{Path: path, PageSize: pageSize})
 					for j, k := range keys {
-						require.NoError(t, b.AddEntry(&k, int64(j)))
+						require.NoError(t, b.Add(&k, int64(j)))
 						if j%7 == 3 {
 							if view, ok := takeView(t, b); ok {
 								views[i] = append(views[i], view)
@@ -110,16 +110,16 @@ func TestMurmur3OrderErrorNamesPrevious(t *testing.T) {
 			for i, path := range []Path{PathScratch, PathReference} {
 				var buf bytes.Buffer
 				b := NewBuilder(&buf, Options{Path: path})
-				require.NoError(t, b.AddEntry(&tc.first, 1))
-				require.NoError(t, b.AddEntry(&tc.prev, 2))
-				errs[i] = b.AddEntry(&tc.next, 3)
+				require.NoError(t, b.Add(&tc.first, 1))
+				require.NoError(t, b.Add(&tc.prev, 2))
+				errs[i] = b.Add(&tc.next, 3)
 				require.ErrorIs(t, errs[i], ErrKeyOrder)
 				var ke *KeyError
 				require.ErrorAs(t, errs[i], &ke)
 				require.Equal(t, tc.prev.Raw, ke.Prev)
 				require.Equal(t, tc.next.Raw, ke.Key)
 				dk := k(11, "x")
-				require.NoError(t, b.AddEntry(&dk, 4), "the refused key left no trace")
+				require.NoError(t, b.Add(&dk, 4), "the refused key left no trace")
 				_, err := b.Complete()
 				require.NoError(t, err)
 				files[i] = buf.Bytes()

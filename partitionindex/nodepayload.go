@@ -17,7 +17,7 @@ type NodePayload struct {
 func (ix *Index) Payload(pos int64) (p NodePayload, ok bool, err error) {
 	flags, b, err := ix.trie.Payload(pos)
 	if err != nil {
-		return NodePayload{}, false, fromTrie(err)
+		return NodePayload{}, false, err
 	}
 	if flags == 0 {
 		return NodePayload{}, false, nil

@@ -124,8 +124,8 @@ func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery i
 	b := NewBuilder(f, Options{Partitioner: partitioner.ByteOrdered, Path: p})
 	for i := range n {
 		key := partitioner.ByteOrdered.Decorate(keys.raw(i))
-		if err := b.AddEntry(&key, over4Pos(i)); err != nil {
-			t.Fatalf("AddEntry key %d: %v", i, err)
+		if err := b.Add(&key, over4Pos(i)); err != nil {
+			t.Fatalf("Add key %d: %v", i, err)
 		}
 		if heapEvery > 0 && i%heapEvery == 0 {
 			sample(i)

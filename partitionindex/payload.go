@@ -2,8 +2,9 @@ package partitionindex
 
 import (
 	"encoding/binary"
-	"math"
 	"math/bits"
+
+	"github.com/bti-go/bti/internal/indexfile"
 )
 
 // Payload layout, as Cassandra's PartitionIndexSerializer writes it after a
@@ -19,7 +20,7 @@ import (
 // ^dataPosition, a Data.db offset.
 
 // notFound is Cassandra's NOT_FOUND: no position can be stored as it.
-const notFound = math.MinInt64
+const notFound = indexfile.NotFound
 
 // flagHasHashByte is bit 3 of the payload flags.
 const flagHasHashByte = 8

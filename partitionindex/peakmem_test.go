@@ -41,7 +41,7 @@ func TestPeakMemory1M(t *testing.T) {
 	}
 	b := partitionindex.NewBuilder(io.Discard, partitionindex.Options{Partitioner: ks.Keys[0].Partitioner})
 	for i, k := range ks.Keys {
-		if err := b.AddEntry(&k, ks.Pos[i]); err != nil {
+		if err := b.Add(&k, ks.Pos[i]); err != nil {
 			t.Fatal(err)
 		}
 		if i%10_000 == 0 {

@@ -31,7 +31,7 @@ func TestPositionHelpers(t *testing.T) {
 	// from a miss.
 	b := NewBuilder(new(bytes.Buffer), Options{Partitioner: partitioner.ByteOrdered})
 	dk := partitioner.ByteOrdered.Decorate([]byte("k"))
-	err := b.AddEntry(&dk, DataPosition(math.MaxInt64))
+	err := b.Add(&dk, DataPosition(math.MaxInt64))
 	require.ErrorIs(t, err, ErrPosition)
 }
 
@@ -47,7 +47,7 @@ func TestPositionHelpersThroughFile(t *testing.T) {
 			pos = DataPosition(off)
 		}
 		dk := partitioner.ByteOrdered.Decorate([]byte{byte('a' + i)})
-		require.NoError(t, b.AddEntry(&dk, pos))
+		require.NoError(t, b.Add(&dk, pos))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)

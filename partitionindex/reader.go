@@ -42,6 +42,9 @@ type Index struct {
 	handles int
 	closed  bool
 	release func() error // unmaps a mapped file; nil for caller-owned bytes
+	// releaseErr is the error of a release the last Reader's Close made
+	// after Close: Close reports it when called again.
+	releaseErr error
 }
 
 // newIndexChecked opens the complete file in data under p and checks p
@@ -108,7 +111,7 @@ func newIndexOver(file []byte, p partitioner.Partitioner, v view) (*Index, error
 	}
 	t, err := trie.New(src, v.root)
 	if err != nil {
-		return nil, &CorruptError{Offset: v.root, Reason: fmt.Sprintf("root node: %v", err), err: err}
+		return nil, err // a *CorruptError at the root: the footer's root points outside the trie
 	}
 	return &Index{part: p, trie: t, v: v}, nil
 }
@@ -206,11 +209,18 @@ func (ix *Index) OpenReader() (*Reader, error) {
 
 // Close closes the index. New handles cannot be opened; the memory stays
 // mapped until every open handle is closed, so lookups in flight finish.
+//
+// Close is the only call that reports a failure to release the mapping
+// (munmap): with no handle open it releases it and returns the error; if
+// handles are open, the last Reader.Close releases it, and calling Close
+// again after that returns the error (Reader.Close reports only its own
+// errors). Close is otherwise idempotent.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	if ix.closed {
+		err := ix.releaseErr
 		ix.mu.Unlock()
-		return nil
+		return err
 	}
 	ix.closed = true
 	ix.check.disarm()
@@ -222,15 +232,19 @@ func (ix *Index) Close() error {
 	return nil
 }
 
-func (ix *Index) handleClosed() error {
+// handleClosed drops a handle; the last one after Close releases the
+// memory, keeping the error for Close.
+func (ix *Index) handleClosed() {
 	ix.mu.Lock()
 	ix.handles--
 	release := ix.closed && ix.handles == 0
 	ix.mu.Unlock()
 	if release {
-		return ix.releaseMemory()
+		err := ix.releaseMemory()
+		ix.mu.Lock()
+		ix.releaseErr = err
+		ix.mu.Unlock()
 	}
-	return nil
 }
 
 func (ix *Index) releaseMemory() error {

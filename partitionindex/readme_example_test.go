@@ -24,7 +24,7 @@ func ExampleOpen() {
 
 	// Writing: decorate every partition key and add them sorted by
 	// partitioner.Compare (Murmur3: by token, then by key bytes), without
-	// duplicates; AddEntry refuses a key out of order. A position is made
+	// duplicates; Add refuses a key out of order. A position is made
 	// by RowIndexPosition (a Rows.db offset) or DataPosition (a Data.db
 	// offset, for a partition without a row index).
 	var keys []partitioner.Key
@@ -38,7 +38,7 @@ func ExampleOpen() {
 	}
 	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for i := range keys {
-		if err := b.AddEntry(&keys[i], partitionindex.DataPosition(int64(100*i))); err != nil {
+		if err := b.Add(&keys[i], partitionindex.DataPosition(int64(100*i))); err != nil {
 			log.Fatal(err) // *partitionindex.KeyError: order, length, position
 		}
 	}

@@ -201,7 +201,7 @@ func TestScanContractCases(t *testing.T) {
 		var buf bytes.Buffer
 		b := NewBuilder(&buf, Options{Partitioner: bo})
 		for i, raw := range raws {
-			require.NoError(t, b.Add(raw, int64(i)))
+			require.NoError(t, addRaw(b, raw, int64(i)))
 		}
 		_, err := b.Complete()
 		require.NoError(t, err)

@@ -24,7 +24,7 @@ func buildRaw(t *testing.T, p partitioner.Partitioner, raws [][]byte, opts Optio
 	opts.Partitioner = p
 	b := NewBuilder(&buf, opts)
 	for i, r := range raws {
-		require.NoError(t, b.Add(r, int64(i)), "key %d", i)
+		require.NoError(t, addRaw(b, r, int64(i)), "key %d", i)
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestScenarioEmptyKey(t *testing.T) {
 			var buf bytes.Buffer
 			b := NewBuilder(&buf, Options{Partitioner: p})
 			for i, k := range keys {
-				require.NoError(t, b.AddEntry(&k, int64(i)))
+				require.NoError(t, b.Add(&k, int64(i)))
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, raw := range raws {
-		require.NoError(t, b.Add(raw, int64(i)))
+		require.NoError(t, addRaw(b, raw, int64(i)))
 		view, accepted := takeView(t, b)
 		require.Equal(t, i > 0, accepted, "a view needs a key in the trie")
 		if !accepted {
@@ -174,7 +174,7 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, int64(i)))
+		require.NoError(t, b.Add(&k, int64(i)))
 		if (i+1)%step != 0 || i+1 == len(keys) {
 			continue
 		}
@@ -224,7 +224,7 @@ func TestScenarioPositionSizes(t *testing.T) {
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	sizes := map[int]bool{}
 	for i, raw := range raws {
-		require.NoError(t, b.Add(raw, positions[i]))
+		require.NoError(t, addRaw(b, raw, positions[i]))
 		sizes[positionSize(positions[i])] = true
 	}
 	_, err := b.Complete()

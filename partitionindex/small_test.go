@@ -22,7 +22,7 @@ func TestOneKeyIndexIsCheap(t *testing.T) {
 			key := p.Decorate([]byte("the only partition"))
 			build := func() {
 				b := NewBuilder(io.Discard, Options{Partitioner: p})
-				if err := b.AddEntry(&key, 42); err != nil {
+				if err := b.Add(&key, 42); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := b.Complete(); err != nil {

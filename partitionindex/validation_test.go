@@ -98,13 +98,13 @@ func TestValidateMurmur3Order(t *testing.T) {
 	for _, path := range []Path{PathScratch, PathReference} {
 		var buf bytes.Buffer
 		bl := NewBuilder(&buf, Options{Partitioner: partitioner.Murmur3, Path: path})
-		require.NoError(t, bl.Add(a, 10))
-		checkKeyError(t, bl.Add(b, 20), ErrKeyOrder, 1, b, a, 20)
+		require.NoError(t, addRaw(bl, a, 10))
+		checkKeyError(t, addRaw(bl, b, 20), ErrKeyOrder, 1, b, a, 20)
 		// The other way round is Cassandra's order.
 		var want bytes.Buffer
 		wb := NewBuilder(&want, Options{Partitioner: partitioner.Murmur3})
-		require.NoError(t, wb.Add(b, 20))
-		require.NoError(t, wb.Add(a, 10))
+		require.NoError(t, addRaw(wb, b, 20))
+		require.NoError(t, addRaw(wb, a, 10))
 		_, err := wb.Complete()
 		require.NoError(t, err)
 		// And the builder that refused b still builds {a} cleanly.
@@ -139,12 +139,12 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 				for i := range s.keys {
 					for _, bad := range refusalCases(p, prev) {
 						count, pos := b.Count(), b.Position()
-						err := b.AddEntry(&bad.key, bad.pos)
+						err := b.Add(&bad.key, bad.pos)
 						checkKeyError(t, err, bad.want, int64(i), bad.key.Raw, prev, bad.pos)
 						require.Equal(t, count, b.Count(), bad.name)
 						require.Equal(t, pos, b.Position(), bad.name)
 					}
-					require.NoError(t, b.Add(s.keys[i], s.pos[i]))
+					require.NoError(t, addRaw(b, s.keys[i], s.pos[i]))
 					prev = s.keys[i]
 				}
 				m, err := b.Complete()
@@ -161,9 +161,9 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 func TestValidateKeyErrorCopies(t *testing.T) {
 	b := NewBuilder(&bytes.Buffer{}, Options{Partitioner: partitioner.ByteOrdered})
 	buf := []byte("bbb")
-	require.NoError(t, b.Add(buf, 1))
+	require.NoError(t, addRaw(b, buf, 1))
 	copy(buf, "aaa")
-	err := b.Add(buf, 2)
+	err := addRaw(b, buf, 2)
 	copy(buf, "zzz")
 	var ke *KeyError
 	require.ErrorAs(t, err, &ke)

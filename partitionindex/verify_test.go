@@ -19,7 +19,7 @@ func TestVerifyEntries(t *testing.T) {
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range keys {
-		require.NoError(t, b.AddEntry(&k, pos[i]))
+		require.NoError(t, b.Add(&k, pos[i]))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)

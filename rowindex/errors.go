@@ -2,8 +2,9 @@ package rowindex
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+
+	"github.com/bti-go/bti/internal/indexfile"
 )
 
 var (
@@ -17,15 +18,23 @@ var (
 	// ErrDeletion: a deletion time the format cannot store (negative
 	// markedForDeleteAt).
 	ErrDeletion = errors.New("rowindex: bad deletion time")
-	// ErrNoBlocks: Complete on a partition without blocks.
+	// ErrNoBlocks: CompletePartition on a partition without blocks.
 	ErrNoBlocks = errors.New("rowindex: partition has no index blocks")
-	// ErrCompleted: Add or Complete after the partition's trie was completed
-	// (call Reset to start the next partition).
+	// ErrCompleted: Add after CompletePartition completed the partition's
+	// trie (call ResetPartition to start the next partition).
 	ErrCompleted = errors.New("rowindex: partition already completed")
+	// ErrFinished: Add, FinishPartition or AppendEntry after Complete
+	// ended the file (Reset starts a new one).
+	ErrFinished = errors.New("rowindex: writer already completed")
+	// ErrUnfinished: Complete while a partition has blocks but was not
+	// finished (FinishPartition, or ResetPartition to abandon it).
+	ErrUnfinished = errors.New("rowindex: partition not finished")
 	// ErrKey: a partition key longer than partitioner.MaxKeyLength bytes.
 	ErrKey = errors.New("rowindex: partition key too long")
-	// ErrCorrupt is matched by every *CorruptError.
-	ErrCorrupt = errors.New("rowindex: corrupt row index")
+	// ErrCorrupt is matched by every *CorruptError. It is the module's one
+	// corruption marker (trie.ErrCorrupt and partitionindex.ErrCorrupt are
+	// the same value).
+	ErrCorrupt = indexfile.ErrCorrupt
 )
 
 // BlockError reports a block the writer refused. It matches its Err
@@ -43,15 +52,7 @@ func (e *BlockError) Error() string {
 
 func (e *BlockError) Unwrap() error { return e.Err }
 
-// CorruptError reports bytes that are not a valid row index.
-type CorruptError struct {
-	Offset int64
-	Reason string
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("rowindex: corrupt at offset %d: %s", e.Offset, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// CorruptError reports bytes that are not a valid row index. It is the
+// module's one corruption error type (trie.CorruptError and
+// partitionindex.CorruptError are the same type).
+type CorruptError = indexfile.CorruptError

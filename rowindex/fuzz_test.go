@@ -122,7 +122,7 @@ func TestCorruptEntries(t *testing.T) {
 // type, ASC and DESC), sorts them, cuts them into blocks and runs the model
 // check (checkModel: scratch and reference paths give the same bytes, every
 // floor and iteration agrees with the sorted separators, on two page
-// sizes); the file also passes Check, and a writer reused after ResetFile
+// sizes); the file also passes Check, and a writer reused after Reset
 // writes it again byte for byte.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("\x03abc\x02ab\x04abcd\x01a\x00\x05zzzzz"), uint8(0))
@@ -193,7 +193,7 @@ func FuzzRoundTrip(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		w.ResetFile(&out, rowindex.Options{Columns: cols})
+		w.Reset(&out, rowindex.Options{Columns: cols})
 		for _, b := range mc.blocks {
 			if err := w.Add(b); err != nil {
 				t.Fatal(err)
@@ -207,7 +207,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		want, _ := buildModel(t, mc, rowindex.PathScratch, 0, 0)
 		if !bytes.Equal(out.Bytes(), want) {
-			t.Fatal("a writer reused after ResetFile wrote other bytes")
+			t.Fatal("a writer reused after Reset wrote other bytes")
 		}
 	})
 }

@@ -74,7 +74,7 @@ func streamByte(b []byte, i int) int {
 	return -1
 }
 
-// refEndKey is Complete's end key on the reference path: the position of
+// refEndKey is CompletePartition's end key on the reference path: the position of
 // the first difference between the last clustering and the last separator,
 // then RowIndexWriter.nudge run as a stream.
 func (w *Writer) refEndKey() []byte {

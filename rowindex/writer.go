@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
@@ -84,17 +85,16 @@ type Result struct {
 	Blocks int
 }
 
-// flushThreshold is how many bytes the writer gathers before handing them
-// to the sink at the start of a later call.
-const flushThreshold = 64 << 10
-
 // Writer writes a Rows.db file: for each partition, Add its index blocks in
-// clustering order, then FinishPartition (or Complete and AppendEntry, then
-// Reset). Like Cassandra's RowIndexWriter it stores, per block, the
+// clustering order, then FinishPartition (or CompletePartition and
+// AppendEntry, then ResetPartition); Complete ends the file. The verbs mean
+// what they mean for every writer of the module: Add one item, Complete the
+// file, Reset(w, opts) to start a new file; the per-partition steps carry
+// "Partition" in their names. Like Cassandra's RowIndexWriter it stores, per block, the
 // separator s with prevMax < s <= first that separatorGt makes (the common
 // prefix and prevMax's next byte plus one; the empty key for the first
 // block), with the block's offset and open deletion as payload, and
-// at Complete one more key just above the last block's last clustering
+// at CompletePartition one more key just above the last block's last clustering
 // carrying the partition's end position. The trie of each partition is
 // laid out in 4 KiB pages aligned to the file, right after the previous
 // partition's entry.
@@ -109,17 +109,19 @@ const flushThreshold = 64 << 10
 // exactly as before the call, so the caller may retry or go on. Bytes are
 // handed to the sink in batches at the start of a later call or by Flush;
 // a sink error is returned from that call and a retry writes the rest.
+// After Complete, Add and FinishPartition return ErrFinished.
 type Writer struct {
 	opts Options
-	dst  io.Writer
 	trie *trie.Writer
-
-	flushed int64  // bytes the sink has taken
-	out     outBuf // bytes not yet taken; the trie writes here too
+	// out holds the file's bytes not yet taken by the sink: each
+	// partition's trie appends its nodes to it and AppendEntry the entry
+	// after them, so a byte is copied once, into the sink.
+	out indexfile.Buffer
 
 	count      int   // blocks added to this partition
 	lastOffset int64 // offset of the last block
-	completed  bool  // the trie was completed (Reset before the next Add)
+	completed  bool  // the trie was completed (ResetPartition before the next Add)
+	finished   bool  // Complete was called: the file is ended
 	root       int64
 
 	// Scratch path: Current is the last block's last clustering (prevMax);
@@ -134,39 +136,28 @@ type Writer struct {
 	ref refState // reference path
 }
 
-// outBuf is the writer's own buffer, the trie's sink: it never fails, so
-// every write error comes from the real sink, at a point where the writer
-// can still return it without having changed.
-type outBuf struct{ b []byte }
-
-func (o *outBuf) Write(p []byte) (int, error) {
-	o.b = append(o.b, p...)
-	return len(p), nil
-}
-
 // NewWriter returns a Writer that writes to w, whose current position is
 // taken as the start of the file.
 func NewWriter(w io.Writer, opts Options) *Writer {
 	rw := &Writer{trie: trie.NewWriter(nil, trie.Options{PageSize: opts.PageSize})}
-	rw.ResetFile(w, opts)
+	rw.Reset(w, opts)
 	return rw
 }
 
-// ResetFile starts a new Rows.db on w, keeping allocated memory.
-func (w *Writer) ResetFile(dst io.Writer, opts Options) {
+// Reset starts a new Rows.db on w, keeping allocated memory.
+func (w *Writer) Reset(dst io.Writer, opts Options) {
 	w.opts = opts
-	w.dst = dst
-	w.flushed = 0
-	w.out.b = w.out.b[:0]
-	w.Reset()
+	w.out.Reset(dst, 0, "rowindex")
+	w.finished = false
+	w.ResetPartition()
 }
 
-// Reset starts a new partition at the current position, forgetting the
-// blocks added since the last Reset (Cassandra's RowIndexWriter.reset).
-// FinishPartition calls it. Called in the middle of a partition it
-// abandons that partition's trie; pages of it already written stay in the
-// file, unreferenced, as they would in Cassandra's.
-func (w *Writer) Reset() {
+// ResetPartition starts a new partition at the current position,
+// forgetting the blocks added since the last ResetPartition (Cassandra's
+// RowIndexWriter.reset). FinishPartition calls it. Called in the middle of
+// a partition it abandons that partition's trie; pages of it already
+// written stay in the file, unreferenced, as they would in Cassandra's.
+func (w *Writer) ResetPartition() {
 	w.trie.Reset(&w.out, trie.Options{PageSize: w.opts.PageSize, StartPosition: w.Position()})
 	w.count = 0
 	w.lastOffset = 0
@@ -178,41 +169,20 @@ func (w *Writer) Reset() {
 }
 
 // Position returns the file position the next byte will have.
-func (w *Writer) Position() int64 { return w.flushed + int64(len(w.out.b)) }
+func (w *Writer) Position() int64 { return w.out.Position() }
 
 // Blocks returns the number of blocks added to the current partition.
 func (w *Writer) Blocks() int { return w.count }
 
 // Flush hands every buffered byte to the sink. On error the bytes the sink
 // did not take stay buffered for the next attempt.
-func (w *Writer) Flush() error {
-	if len(w.out.b) == 0 {
-		return nil
-	}
-	n, err := w.dst.Write(w.out.b)
-	if n < 0 || n > len(w.out.b) {
-		n = 0
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-	}
-	w.flushed += int64(n)
-	rest := copy(w.out.b, w.out.b[n:])
-	w.out.b = w.out.b[:rest]
-	if err == nil && rest > 0 {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("rowindex: writing at offset %d: %w", w.flushed, err)
-	}
-	return nil
-}
+func (w *Writer) Flush() error { return w.out.Flush() }
 
 // maybeFlush flushes when enough bytes are buffered; it is called before
 // any state changes.
 func (w *Writer) maybeFlush() error {
-	if len(w.out.b) >= flushThreshold {
-		return w.Flush()
+	if w.out.Full() {
+		return w.out.Flush()
 	}
 	return nil
 }
@@ -221,6 +191,9 @@ func (w *Writer) maybeFlush() error {
 // clustering order, each starting after the previous one ends, at
 // increasing offsets.
 func (w *Writer) Add(b Block) error {
+	if w.finished {
+		return ErrFinished
+	}
 	if w.completed {
 		return ErrCompleted
 	}
@@ -318,13 +291,13 @@ func (w *Writer) addScratch(b Block) error {
 	return nil
 }
 
-// Complete adds the end key (the last block's last clustering nudged up
+// CompletePartition adds the end key (the last block's last clustering nudged up
 // at the length of the last separator, so that larger keys are rejected
 // quickly) with endPos as its offset, writes the rest of the partition's
 // trie and returns its root. endPos is where the partition ends, relative
 // to its start. Call it only for partitions of two or more blocks if the
 // file is to be Cassandra's: a one-block partition gets no row index.
-func (w *Writer) Complete(endPos int64) (root int64, err error) {
+func (w *Writer) CompletePartition(endPos int64) (root int64, err error) {
 	if w.completed {
 		return w.root, nil
 	}
@@ -354,14 +327,15 @@ func (w *Writer) Complete(endPos int64) (root int64, err error) {
 	if err := w.trie.Add(end, flags, p); err != nil {
 		return -1, err
 	}
-	// The trie's sink is w.out, which never fails.
+	// The trie appends its last part to w.out, handing full batches to
+	// the sink as it goes. If a hand-over fails, the trie is complete all
+	// the same and what the sink refused stays in w.out: the partition is
+	// completed (a retry returns the root) and the next call that flushes
+	// retries the bytes.
 	root, err = w.trie.Complete()
-	if err != nil {
-		return -1, err
-	}
 	w.completed = true
 	w.root = root
-	return root, nil
+	return root, err
 }
 
 // nudge appends to dst the key Cassandra's RowIndexWriter.nudge makes from
@@ -383,6 +357,8 @@ func nudge(dst, max []byte, at int) []byte {
 // value Partitions.db holds for the key.
 func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deletion DeletionTime) (int64, error) {
 	switch {
+	case w.finished:
+		return -1, ErrFinished
 	case len(key) > partitioner.MaxKeyLength:
 		return -1, fmt.Errorf("%w: %d bytes", ErrKey, len(key))
 	case dataPos < 0:
@@ -394,7 +370,7 @@ func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deleti
 		return -1, err
 	}
 	pos := w.Position()
-	w.out.b = appendEntry(w.out.b, pos, key, dataPos, root, blocks, deletion)
+	w.out.B = appendEntry(w.out.B, pos, key, dataPos, root, blocks, deletion)
 	return pos, nil
 }
 
@@ -404,6 +380,9 @@ func (w *Writer) AppendEntry(key []byte, dataPos, root int64, blocks int, deleti
 // deletion) appended; otherwise nothing is written and the partition index
 // will point at Data.db directly. It then starts the next partition.
 func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion DeletionTime) (Result, error) {
+	if w.finished {
+		return Result{}, ErrFinished
+	}
 	if dataPos < 0 {
 		return Result{}, fmt.Errorf("%w: negative data position %d", ErrOffset, dataPos)
 	}
@@ -413,9 +392,9 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 	if !deletion.valid() {
 		return Result{}, fmt.Errorf("%w: partition deletion with negative markedForDeleteAt %d", ErrDeletion, deletion.MarkedForDeleteAt)
 	}
-	res := Result{Value: ^dataPos, Root: -1, Blocks: w.count}
+	res := Result{Value: indexfile.DataPosition(dataPos), Root: -1, Blocks: w.count}
 	if w.count > 1 {
-		root, err := w.Complete(endPos)
+		root, err := w.CompletePartition(endPos)
 		if err != nil {
 			return Result{}, err
 		}
@@ -423,8 +402,23 @@ func (w *Writer) FinishPartition(key []byte, dataPos, endPos int64, deletion Del
 		if err != nil {
 			return Result{}, err
 		}
-		res.Value, res.Root = pos, root
+		res.Value, res.Root = indexfile.RowIndexPosition(pos), root
 	}
-	w.Reset()
+	w.ResetPartition()
 	return res, nil
+}
+
+// Complete ends the file: it hands every buffered byte to the sink. The
+// file ends after the last finished partition's entry; a partition with
+// blocks but not finished is an error (ErrUnfinished), since its trie
+// would be in the file without an entry to reach it. On a write error
+// the bytes the sink did not take stay buffered and calling Complete
+// again retries them. After Complete, Add and FinishPartition return
+// ErrFinished.
+func (w *Writer) Complete() error {
+	if !w.finished && (w.count > 0 || w.completed) {
+		return ErrUnfinished
+	}
+	w.finished = true
+	return w.out.Flush()
 }

@@ -6,7 +6,6 @@
 package tableindex
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,24 +28,17 @@ type Options struct {
 
 var (
 	// ErrKeyOrder: a partition key that does not sort after the previous one
-	// under the partitioner.
-	ErrKeyOrder = errors.New("tableindex: partition keys out of order")
+	// under the partitioner. It is partitionindex.ErrKeyOrder: the
+	// partition index builder checks the order.
+	ErrKeyOrder = partitionindex.ErrKeyOrder
 	// ErrState: calls out of sequence (a block before StartPartition, a
 	// partition started before the previous one finished, …).
 	ErrState = errors.New("tableindex: call out of sequence")
 )
 
-// KeyError reports a refused partition key.
-type KeyError struct {
-	Key, Prev []byte
-}
-
-func (e *KeyError) Error() string {
-	return fmt.Sprintf("tableindex: partition key %x does not sort after the previous key %x", e.Key, e.Prev)
-}
-
-// Unwrap makes errors.Is(err, ErrKeyOrder) true.
-func (e *KeyError) Unwrap() error { return ErrKeyOrder }
+// KeyError reports a refused partition key (out of order, too long): it is
+// partitionindex.KeyError, from the partition index builder's check.
+type KeyError = partitionindex.KeyError
 
 // Writer is driven per partition by an sstable writer:
 //
@@ -64,11 +56,10 @@ type Writer struct {
 	parts *partitionindex.Builder
 
 	inPartition bool
-	key         []byte // the current partition's key (a copy)
+	key         []byte          // the current partition's key (a copy)
+	dkey        partitioner.Key // key decorated: its Raw is key
 	dataPos     int64
 	deletion    rowindex.DeletionTime
-	prevKey     []byte // the last key accepted, for the order check
-	hasPrev     bool
 	// pending is a finished partition whose Rows.db part is written but
 	// whose partition index entry is not yet added (that write failed).
 	pending    rowindex.Result
@@ -79,15 +70,30 @@ type Writer struct {
 // NewWriter returns a Writer writing Partitions.db to partitions and
 // Rows.db to rows, both from position 0.
 func NewWriter(partitions, rows io.Writer, opts Options) *Writer {
+	w := &Writer{}
+	w.Reset(partitions, rows, opts)
+	return w
+}
+
+// Reset starts new Partitions.db and Rows.db files on partitions and rows,
+// keeping allocated memory.
+func (w *Writer) Reset(partitions, rows io.Writer, opts Options) {
 	path := partitionindex.PathScratch
 	if opts.Path == rowindex.PathReference {
 		path = partitionindex.PathReference
 	}
-	return &Writer{
-		opts:  opts,
-		rows:  rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}),
-		parts: partitionindex.NewBuilder(partitions, partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}),
+	rowOpts := rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}
+	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}
+	if w.rows == nil {
+		w.rows = rowindex.NewWriter(rows, rowOpts)
+		w.parts = partitionindex.NewBuilder(partitions, partOpts)
+	} else {
+		w.rows.Reset(rows, rowOpts)
+		w.parts.Reset(partitions, partOpts)
 	}
+	w.opts = opts
+	w.inPartition, w.hasPending, w.completed = false, false, false
+	w.key = w.key[:0]
 }
 
 // StartPartition begins a partition: its key, its position in Data.db and
@@ -96,16 +102,17 @@ func (w *Writer) StartPartition(key []byte, dataPos int64, deletion rowindex.Del
 	if w.completed || w.inPartition || w.hasPending {
 		return fmt.Errorf("%w: StartPartition while a partition is open or unfinished, or after Complete", ErrState)
 	}
-	if w.hasPrev {
-		p := w.opts.Partitioner
-		if partitioner.Compare(p.Decorate(w.prevKey), p.Decorate(key)) >= 0 {
-			return &KeyError{Key: bytes.Clone(key), Prev: bytes.Clone(w.prevKey)}
-		}
-	}
 	if dataPos < 0 {
 		return fmt.Errorf("%w: negative data position %d", rowindex.ErrOffset, dataPos)
 	}
+	// Refused here, before any of its blocks reach Rows.db, by the check
+	// Add makes when the partition finishes. (Outside a partition w.key
+	// means nothing, so a refused key may overwrite it.)
 	w.key = append(w.key[:0], key...)
+	w.dkey = w.opts.Partitioner.Decorate(w.key)
+	if err := w.parts.Check(&w.dkey); err != nil {
+		return err
+	}
 	w.dataPos = dataPos
 	w.deletion = deletion
 	w.inPartition = true
@@ -135,11 +142,9 @@ func (w *Writer) FinishPartition(endPos int64) (rowindex.Result, error) {
 		}
 		w.pending, w.hasPending, w.inPartition = res, true, false
 	}
-	if err := w.parts.Add(w.key, w.pending.Value); err != nil {
+	if err := w.parts.Add(&w.dkey, w.pending.Value); err != nil {
 		return rowindex.Result{}, err
 	}
-	w.prevKey = append(w.prevKey[:0], w.key...)
-	w.hasPrev = true
 	w.hasPending = false
 	return w.pending, nil
 }
@@ -152,7 +157,7 @@ func (w *Writer) Complete() (partitionindex.Metadata, error) {
 		return partitionindex.Metadata{}, fmt.Errorf("%w: Complete with an unfinished partition", ErrState)
 	}
 	w.completed = true
-	if err := w.rows.Flush(); err != nil {
+	if err := w.rows.Complete(); err != nil {
 		return partitionindex.Metadata{}, err
 	}
 	return w.parts.Complete()

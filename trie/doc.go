@@ -137,8 +137,11 @@
 // start of a later call, before any state changes, so a failed write costs
 // nothing but the error and a retry continues; MakePartialRoot serializes
 // the pending part into a tail for early open, with Cassandra's side
-// effects on the size estimates. A trailer (the partition index footer) is
-// the caller's to write to its own sink once Complete has returned.
+// effects on the size estimates. A trailer (the partition index footer, a
+// row index entry) is the caller's: partitionindex and rowindex hand the
+// trie their file's output buffer (internal/indexfile.Buffer) as its sink,
+// the trie appends to it, and they append the trailer after the trie's
+// last node and decide when the bytes go out.
 //
 // # The writer's state machine
 //

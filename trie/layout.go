@@ -411,14 +411,15 @@ func (w *Writer) write(i int32) int64 {
 			}
 			if r.leaf() {
 				// appendLeafRef, inlined: most of what is written.
-				if cap(w.out)-len(w.out) < len(leafSlot{}) {
+				out := w.out
+				if cap(out.B)-len(out.B) < len(leafSlot{}) {
 					w.growOut(len(leafSlot{}))
 				}
-				l := len(w.out)
-				*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
-				w.out = w.out[:l+int(r.leafSize())]
+				l := len(out.B)
+				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
+				out.B = out.B[:l+int(r.leafSize())]
 				w.releaseWrittenLeaf(r.slot())
-				refs[k] = writtenRef(r.transition(), w.flushed+int64(l))
+				refs[k] = writtenRef(r.transition(), out.Flushed()+int64(l))
 				continue
 			}
 			c := &w.nodes[r.node()]
@@ -447,7 +448,7 @@ func (w *Writer) write(i int32) int64 {
 			// Cassandra asserts this: the branch estimate must be exact by now.
 			panic(fmt.Sprintf("trie: node written at %d, its branch estimate put it at %d", pos, f.start+int64(n.branchSize)))
 		}
-		w.out = w.appendNode(w.out, n, pos, f.firstBranch)
+		w.out.B = w.appendNode(w.out.B, n, pos, f.firstBranch)
 		if invariants.Enabled && w.Position() != pos+int64(n.ownSize) && w.Position()%w.pageSize != 0 {
 			panic(fmt.Sprintf("trie: node at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, n.ownSize))
 		}
@@ -464,9 +465,10 @@ func (w *Writer) write(i int32) int64 {
 // appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and
 // the payload. (Most childless nodes never become nodes: see leafRef.)
 func (w *Writer) appendLeaf(c *node) {
-	w.out = append(w.out, byte(payloadOnly)<<4|c.payloadFlags())
+	out := w.out
+	out.B = append(out.B, byte(payloadOnly)<<4|c.payloadFlags())
 	if c.hasPayload {
-		w.out = append(w.out, w.payload(c)...)
+		out.B = append(out.B, w.payload(c)...)
 	}
 }
 

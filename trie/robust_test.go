@@ -176,7 +176,8 @@ func TestCorruptPointers(t *testing.T) {
 					require.ErrorIs(t, err, ErrCorrupt)
 					var ce *CorruptError
 					require.True(t, errors.As(err, &ce))
-					assert.Contains(t, ce.Error(), "trie: corrupt node at offset")
+					assert.Contains(t, ce.Error(), "corrupt index at offset")
+					assert.Contains(t, ce.Reason, "trie")
 				}
 			}
 			assert.GreaterOrEqual(t, seen, 3, "most operations must notice")

@@ -65,7 +65,7 @@ type Trie struct {
 // that the root lies in a segment; every other node is checked as it is read.
 func New(src Source, root int64) (*Trie, error) {
 	if src.Tail != nil && src.Cutoff < 0 {
-		return nil, corrupt(root, "negative tail cutoff")
+		return nil, corrupt(root, "trie view with a negative tail cutoff")
 	}
 	if _, ok := src.segment(root); !ok {
 		return nil, corrupt(root, reasonOutOfRange)

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/internal/invariants"
 )
 
@@ -18,7 +19,7 @@ const DefaultPageSize = 4096
 
 // flushThreshold is how many output bytes the writer gathers before handing
 // them to the sink at the start of the next Add.
-const flushThreshold = 64 << 10
+const flushThreshold = indexfile.FlushThreshold
 
 // outReserve is the capacity the output buffer takes the first time it
 // outgrows the Writer's small one: the flush threshold and a margin for the
@@ -31,29 +32,19 @@ const outReserve = flushThreshold + 16<<10
 const notPlaced = -1
 
 var (
-	// ErrKeyOrder is returned (wrapped in *KeyOrderError) when a key is not
-	// strictly greater than the previous one.
-	ErrKeyOrder = errors.New("trie: keys out of order")
+	// ErrKeyOrder is returned (in a *KeyError) when a key is not strictly
+	// greater than the previous one. It is the module's one key-order
+	// sentinel (partitionindex.ErrKeyOrder is the same value).
+	ErrKeyOrder = indexfile.ErrKeyOrder
 	// ErrFinished is returned by Add and MakePartialRoot after Complete.
 	ErrFinished = errors.New("trie: writer already completed")
 )
 
-// KeyOrderError reports a key that is equal to or smaller than its
-// predecessor. It matches ErrKeyOrder with errors.Is.
-type KeyOrderError struct {
-	Prev, Key []byte // copies of the two keys
-	Equal     bool
-}
-
-func (e *KeyOrderError) Error() string {
-	if e.Equal {
-		return fmt.Sprintf("trie: duplicate key %x", e.Key)
-	}
-	return fmt.Sprintf("trie: key %x is not greater than the previous key %x", e.Key, e.Prev)
-}
-
-// Is makes errors.Is(err, ErrKeyOrder) true.
-func (e *KeyOrderError) Is(target error) bool { return target == ErrKeyOrder }
+// KeyError reports a key the writer refused: Err is ErrKeyOrder, Index the
+// 0-based number of the Add call, Key and Prev copies of the key and its
+// predecessor (Pos is unused). It is the module's one KeyError type
+// (partitionindex.KeyError is the same type).
+type KeyError = indexfile.KeyError
 
 // Options configures a Writer. The zero value means defaults.
 type Options struct {
@@ -141,10 +132,10 @@ const maxLeafPayload = len(leafSlot{}) - 1
 // is complete, Complete returns the error, and calling it again flushes the
 // rest.
 type Writer struct {
-	sink     io.Writer
 	pageSize int64
-	flushed  int64  // bytes the sink has taken
-	out      []byte // bytes produced but not yet taken by the sink
+	// out holds the bytes produced but not yet taken by the sink: own,
+	// or the caller's buffer when the sink is one (see Reset).
+	out *indexfile.Buffer
 
 	nodes []node // open and closed nodes, by index; see node
 	// freeNode is 1 + the first released node, reused first, 0 for none;
@@ -181,6 +172,8 @@ type Writer struct {
 	restore      []restoreRef
 	denseSlots   [256]uint64
 
+	own indexfile.Buffer // out for a sink of the caller's
+
 	// First buffers inside the Writer itself, so that a writer for a tiny
 	// trie (an sstable with a handful of partitions) allocates nothing
 	// beyond itself; a bigger trie moves each to the heap as it grows.
@@ -203,21 +196,36 @@ func NewWriter(sink io.Writer, opts Options) *Writer {
 
 // Reset discards all state and starts a new trie on sink, keeping allocated
 // memory for reuse.
+//
+// A sink that is the module's own output buffer (*indexfile.Buffer, which
+// partitionindex and rowindex hand their tries) is not written to but
+// appended to: the trie's bytes go straight into the file's pending bytes,
+// where the file's owner also appends its trailers, and its positions are
+// the buffer's (opts.StartPosition must equal its Position). The owner
+// then decides when the last bytes go out: Complete leaves them pending.
 func (w *Writer) Reset(sink io.Writer, opts Options) {
-	w.sink = sink
 	w.pageSize = DefaultPageSize
 	if opts.PageSize > 0 {
 		w.pageSize = int64(opts.PageSize)
 	}
-	w.flushed = opts.StartPosition
-	if cap(w.out) == 0 {
-		w.out = w.small.out[:0]
+	if cap(w.nodes) == 0 {
 		w.nodes = w.small.nodes[:0]
 		w.stack = w.small.stack[:0]
 		w.writeFrames = w.small.frames[:0]
 		w.recalcFrames = w.small.recalc[:0]
 	}
-	w.out = w.out[:0]
+	if buf, ok := sink.(*indexfile.Buffer); ok {
+		if invariants.Enabled && opts.StartPosition != 0 && opts.StartPosition != buf.Position() {
+			panic(fmt.Sprintf("trie: StartPosition %d on a shared buffer at %d", opts.StartPosition, buf.Position()))
+		}
+		w.out = buf
+	} else {
+		if cap(w.own.B) == 0 {
+			w.own.B = w.small.out[:0]
+		}
+		w.own.Reset(sink, opts.StartPosition, "trie")
+		w.out = &w.own
+	}
 	w.nodes = w.nodes[:0]
 	w.freeNode = 0
 	w.lists.reset()
@@ -401,12 +409,13 @@ func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
 // appendLeafRef writes the pending leaf r and frees its slot: the slot's
 // 16 bytes in one copy into spare capacity, of which r's size count.
 func (w *Writer) appendLeafRef(r childRef) {
-	if cap(w.out)-len(w.out) < len(leafSlot{}) {
+	out := w.out
+	if cap(out.B)-len(out.B) < len(leafSlot{}) {
 		w.growOut(len(leafSlot{}))
 	}
-	l := len(w.out)
-	*(*leafSlot)(w.out[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
-	w.out = w.out[:l+int(r.leafSize())]
+	l := len(out.B)
+	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
+	out.B = out.B[:l+int(r.leafSize())]
 	w.releaseWrittenLeaf(r.slot())
 }
 
@@ -453,12 +462,12 @@ func (w *Writer) Count() int64 { return w.count }
 
 // Position returns the logical file position: bytes taken by the sink plus
 // bytes still buffered.
-func (w *Writer) Position() int64 { return w.flushed + int64(len(w.out)) }
+func (w *Writer) Position() int64 { return w.out.Position() }
 
 // Buffered returns the bytes produced but not yet taken by the sink; they
 // start at file position Position()-len(Buffered()). The slice is valid until
 // the next call on w.
-func (w *Writer) Buffered() []byte { return w.out }
+func (w *Writer) Buffered() []byte { return w.out.B }
 
 // Add appends key with a payload: flags is the 4-bit payload flag nibble
 // stored in the node header, payload the bytes written right after the node
@@ -479,12 +488,15 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
 	if w.openLeaf && shared+1 == len(key) && shared+1 == len(w.prevKey) &&
 		key[shared] > w.prevKey[shared] && len(payload) <= maxLeafPayload &&
-		int64(1+len(payload)) < w.pageSize && len(w.out) < flushThreshold {
+		int64(1+len(payload)) < w.pageSize {
 		// The common case, most keys of a partition index: a sibling of
 		// the previous key's leaf, one byte past the shared prefix. That
 		// leaf closes as it is and nothing on the stack changes, so all
 		// there is to do is the new leaf (what the general path below does
-		// in this case, without its loops).
+		// in this case, without its loops). It writes no bytes, so it
+		// leaves a full buffer to the next call that does (the general
+		// path flushes before it writes): the buffer is bounded all the
+		// same, and this path does not read it.
 		if invariants.Enabled {
 			w.checkShared(key, shared)
 		}
@@ -515,7 +527,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	} else {
 		shared = 0
 	}
-	if len(w.out) >= flushThreshold {
+	if w.out.Full() {
 		if err := w.Flush(); err != nil {
 			return err
 		}
@@ -580,21 +592,15 @@ func (w *Writer) checkShared(key []byte, shared int) {
 
 // orderError describes why key cannot follow the previous key.
 func (w *Writer) orderError(key []byte) error {
-	common := commonPrefix(w.prevKey, key)
-	return &KeyOrderError{
-		Prev:  bytes.Clone(w.prevKey),
-		Key:   bytes.Clone(key),
-		Equal: common == len(key) && common == len(w.prevKey),
-	}
+	return &KeyError{Err: ErrKeyOrder, Index: w.count, Key: bytes.Clone(key), Prev: bytes.Clone(w.prevKey)}
 }
 
 // Complete finishes the trie, writes everything that is left and returns the
 // root position. Calling it again returns the same position (retrying a
 // failed flush). After Complete, Add and MakePartialRoot return ErrFinished.
-// A caller that appends a trailer (the partition index footer) writes it to
-// its sink itself once Complete has returned without error: by then every
-// byte of the trie has been handed to the sink, and Position is the
-// trailer's offset.
+// On a shared buffer (see Reset) the trie's last bytes stay pending for the
+// buffer's owner, who appends its trailer (the partition index footer, a
+// row index entry) at Position and hands everything over in one batch.
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
 		w.flushErr = nil
@@ -608,6 +614,9 @@ func (w *Writer) Complete() (int64, error) {
 			return w.rootPos, err
 		}
 	}
+	if w.out != &w.own {
+		return w.rootPos, nil // the owner hands the rest over
+	}
 	if err := w.Flush(); err != nil {
 		return w.rootPos, err
 	}
@@ -620,35 +629,14 @@ func (w *Writer) Complete() (int64, error) {
 // it stops and keeps the error for Complete to return; the bytes the sink
 // did not take stay buffered, and a retried Complete flushes them.
 func (w *Writer) flushWhileCompleting() {
-	if w.flushErr == nil && len(w.out) >= flushThreshold {
+	if w.flushErr == nil && w.out.Full() {
 		w.flushErr = w.Flush()
 	}
 }
 
 // Flush hands all buffered bytes to the sink. On error the bytes the sink did
 // not take stay buffered for the next attempt.
-func (w *Writer) Flush() error {
-	if len(w.out) == 0 {
-		return nil
-	}
-	n, err := w.sink.Write(w.out)
-	if n < 0 || n > len(w.out) {
-		n = 0
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-	}
-	w.flushed += int64(n)
-	rest := copy(w.out, w.out[n:])
-	w.out = w.out[:rest]
-	if err == nil && rest > 0 {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("trie: writing at offset %d: %w", w.flushed, err)
-	}
-	return nil
-}
+func (w *Writer) Flush() error { return w.out.Flush() }
 
 // PartialRoot is a readable view of a trie that is still being written, as
 // Cassandra's early open uses: nodes below Cutoff are in the file, everything
@@ -693,14 +681,15 @@ func (w *Writer) pad() {
 	if r := w.Position() % w.pageSize; r != 0 {
 		n := int(w.pageSize - r)
 		w.reserveOut(n)
-		w.out = w.out[:len(w.out)+n]
-		clear(w.out[len(w.out)-n:])
+		out := w.out
+		out.B = out.B[:len(out.B)+n]
+		clear(out.B[len(out.B)-n:])
 	}
 }
 
 // reserveOut makes room for n more bytes of output.
 func (w *Writer) reserveOut(n int) {
-	if cap(w.out)-len(w.out) < n {
+	if cap(w.out.B)-len(w.out.B) < n {
 		w.growOut(n)
 	}
 }
@@ -708,11 +697,12 @@ func (w *Writer) reserveOut(n int) {
 // growOut makes room for n more bytes of output: outReserve at once the
 // first time (see there), as append grows it after that.
 func (w *Writer) growOut(n int) {
-	need := len(w.out) + n
-	if cap(w.out) < outReserve {
+	out := w.out
+	need := len(out.B) + n
+	if cap(out.B) < outReserve {
 		need = max(need, outReserve)
 	}
-	w.out = slices.Grow(w.out, need-len(w.out))
+	out.B = slices.Grow(out.B, need-len(out.B))
 }
 
 // commonPrefix returns the number of leading bytes a and b share.

@@ -40,7 +40,7 @@ the command, seeds and the SHA-256 of each key set (as keys.tsv).
 
 Benchmarks:
   build              one op is ONE KEY: op(n) adds the next n keys of the set
-                     with AddEntry (keys decorated beforehand), and whenever the
+                     with Add (keys decorated beforehand), and whenever the
                      set is exhausted calls Complete and starts a new index
                      (Reset), writing into an in-memory sink. ns/op, B/op and
                      allocs/op are therefore per key, with Complete and the

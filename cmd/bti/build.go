@@ -49,11 +49,11 @@ the trie since the previous view, e.g. after key 1) is reported and skipped.
 Views change later layout decisions, so the file depends on them.
 
 --stats measures the build alone: keys.tsv is parsed and every key decorated
-(token and hash) before the clock starts; the time covers every AddEntry and
+(token and hash) before the clock starts; the time covers every Add and
 Complete into a pre-grown in-memory buffer (and the partial views, if any);
 allocations are runtime.MemStats deltas over the same span. With
 --hold-keys=false it streams instead, and the time and allocations cover
-the whole stream: reading and decoding keys.tsv, every AddEntry and
+the whole stream: reading and decoding keys.tsv, every Add and
 Complete, and the writes into the temporary file (not its final sync and
 rename, nor the views' check).
 `
@@ -233,7 +233,7 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	for i := range ks.keys {
-		if err := b.AddEntry(&ks.keys[i], ks.pos[i]); err != nil {
+		if err := b.Add(&ks.keys[i], ks.pos[i]); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", ks.name, lineOf(i), err)
 		}
 		for next < len(requests) && requests[next] == i+1 {

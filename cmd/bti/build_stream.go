@@ -63,7 +63,7 @@ func streamBuild(path string, o *output, opts partitionindex.Options, requests [
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	for ks.Next() {
-		if err := b.AddEntry(ks.Key(), ks.Pos()); err != nil {
+		if err := b.Add(ks.Key(), ks.Pos()); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, ks.Line(), err)
 		}
 		for next < len(requests) && int64(requests[next]) == ks.Count() {

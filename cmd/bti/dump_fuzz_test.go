@@ -34,7 +34,7 @@ func FuzzDump(f *testing.F) {
 			}
 			keys := keyset.Decorate(p, raws)
 			for i, k := range keys {
-				if err := b.AddEntry(&k, int64(i*100)-int64(n/2*100)); err != nil {
+				if err := b.Add(&k, int64(i*100)-int64(n/2*100)); err != nil {
 					f.Fatal(err)
 				}
 			}

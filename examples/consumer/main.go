@@ -79,7 +79,7 @@ func write(path string, parts []partition) error {
 	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.Murmur3})
 	for _, p := range parts {
 		key := partitioner.Murmur3.Decorate(p.key)
-		if err := b.AddEntry(&key, p.position); err != nil {
+		if err := b.Add(&key, p.position); err != nil {
 			f.Close()
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 
 // Decorate decorates raws with p and returns them sorted by
 // partitioner.Compare with duplicates dropped: the order
-// partitionindex.Builder.AddEntry requires. The keys reference raws.
+// partitionindex.Builder.Add requires. The keys reference raws.
 func Decorate(p partitioner.Partitioner, raws [][]byte) []partitioner.Key {
 	keys := make([]partitioner.Key, len(raws))
 	for i, raw := range raws {

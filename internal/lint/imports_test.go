@@ -24,10 +24,11 @@ var library = map[string][]string{
 	"bytecomparable":      nil,
 	"ring":                nil,
 	"internal/invariants": nil,
+	"internal/indexfile":  nil,
 	"partitioner":         {"bytecomparable"},
-	"trie":                {"internal/invariants"},
-	"partitionindex":      {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
-	"rowindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/invariants"},
+	"trie":                {"internal/indexfile", "internal/invariants"},
+	"partitionindex":      {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
+	"rowindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
 	"tableindex":          {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 }
 

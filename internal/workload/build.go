@@ -12,7 +12,7 @@ import (
 )
 
 // Build measures building per key: op(n) adds the next n keys of the set
-// with AddEntry (keys decorated beforehand, as an SSTable writer hands the
+// with Add (keys decorated beforehand, as an SSTable writer hands the
 // builder decorated keys) and, whenever the set is exhausted, calls
 // Complete and starts a new index (Reset) in the same in-memory sink. So
 // ns/op, B/op and allocs/op are per key, with Complete and the writes
@@ -34,7 +34,7 @@ func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
 			next := 0
 			op := func(n int) {
 				for range n {
-					if err := b.AddEntry(&ks.Keys[next], ks.Pos[next]); err != nil {
+					if err := b.Add(&ks.Keys[next], ks.Pos[next]); err != nil {
 						panic(err) // the keys were checked when loaded: a bug
 					}
 					if next++; next == len(ks.Keys) {
@@ -101,7 +101,7 @@ func BuildCold(set *Set) jmhstyle.Benchmark {
 				before, peakOK := resetPeakRSS()
 				b := partitionindex.NewBuilder(sink, opts)
 				for i := range ks.Keys {
-					if err := b.AddEntry(&ks.Keys[i], ks.Pos[i]); err != nil {
+					if err := b.Add(&ks.Keys[i], ks.Pos[i]); err != nil {
 						panic(err)
 					}
 				}
@@ -149,7 +149,7 @@ func NewBuilder(set *Set) jmhstyle.Benchmark {
 				for range n {
 					sink.Reset()
 					b := partitionindex.NewBuilder(sink, opts)
-					if err := b.AddEntry(&ks.Keys[0], ks.Pos[0]); err != nil {
+					if err := b.Add(&ks.Keys[0], ks.Pos[0]); err != nil {
 						panic(err)
 					}
 					if _, err := b.Complete(); err != nil {

@@ -105,7 +105,7 @@ func writeIndex(path string, gen *sortedkeys.Set) error {
 	var raw [sortedkeys.KeyLen]byte
 	for i := range gen.Count() {
 		k := gen.Key(i, &raw)
-		if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
+		if err := b.Add(&k, gen.Pos(i)); err != nil {
 			f.Close()
 			return err
 		}

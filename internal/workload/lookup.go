@@ -58,7 +58,7 @@ func newLookupData(s *Set) (*lookupData, error) {
 	sink := newSink(ks)
 	b := partitionindex.NewBuilder(sink, partitionindex.Options{Partitioner: p})
 	for i, k := range ks.Keys {
-		if err := b.AddEntry(&k, ks.Pos[i]); err != nil {
+		if err := b.Add(&k, ks.Pos[i]); err != nil {
 			return nil, err
 		}
 	}

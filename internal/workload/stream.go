@@ -57,7 +57,7 @@ func (w *countingSink) Write(p []byte) (int, error) {
 }
 
 // heapSampleKeys is how often (in keys) build-stream samples the heap: at
-// about 100 ns a key, every 6 ms, cheap against the 65,536 AddEntry calls
+// about 100 ns a key, every 6 ms, cheap against the 65,536 Add calls
 // between samples, and often enough to see a growth that is linear in the
 // keys long before the end.
 const heapSampleKeys = 1 << 16
@@ -114,7 +114,7 @@ func (h *heapPeaks) sample() {
 
 // BuildStream measures building a whole index of a streamed set: every
 // iteration is one op(1) (single shot) that adds all Count keys, as the
-// generator yields them, with AddEntry to a fresh (Reset) builder and
+// generator yields them, with Add to a fresh (Reset) builder and
 // calls Complete, writing into a sink that only counts bytes; ns/op is per
 // key (OpsPerInvocation is Count) and includes the generator's cost and
 // Complete. Nothing
@@ -162,7 +162,7 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 				heap.start()
 				for i := range gen.Count() {
 					k := gen.Key(i, &raw)
-					if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
+					if err := b.Add(&k, gen.Pos(i)); err != nil {
 						panic(err) // the generator's keys increase: a bug
 					}
 					if i%heapSampleKeys == heapSampleKeys-1 {

@@ -128,7 +128,7 @@ func writeKeys(t *testing.T, n int) (keysPath, indexPath string) {
 	var raw [sortedkeys.KeyLen]byte
 	for i := range n {
 		k := gen.Key(i, &raw)
-		if err := b.AddEntry(&k, gen.Pos(i)); err != nil {
+		if err := b.Add(&k, gen.Pos(i)); err != nil {
 			t.Fatal(err)
 		}
 		tsv = keystsv.AppendLine(tsv, raw[:], gen.Pos(i))

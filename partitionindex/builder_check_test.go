@@ -1,0 +1,81 @@
+package partitionindex
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/partitioner"
+)
+
+// TestCheckMatchesAdd: Check refuses exactly what Add refuses, with the
+// same error, and changes nothing (tableindex relies on it to refuse a
+// partition before its row index is written).
+func TestCheckMatchesAdd(t *testing.T) {
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		t.Run(p.String(), func(t *testing.T) {
+			keys := sortedKeys(p, []byte("a"), []byte("bb"), []byte("ccc"), []byte("dddd"))
+			var buf bytes.Buffer
+			b := NewBuilder(&buf, Options{Partitioner: p})
+			require.NoError(t, b.Check(&keys[0]), "any key fits an empty builder")
+			require.NoError(t, b.Add(&keys[1], 1))
+			require.NoError(t, b.Add(&keys[2], 2))
+			other := partitioner.Murmur3
+			if p == partitioner.Murmur3 {
+				other = partitioner.ByteOrdered
+			}
+			refused := []partitioner.Key{
+				keys[0],                       // smaller
+				keys[1],                       // smaller than the pending key, equal to the trie's
+				keys[2],                       // duplicate of the pending key
+				other.Decorate([]byte("zzz")), // another partitioner
+				p.Decorate(make([]byte, partitioner.MaxKeyLength+1)),
+			}
+			for i := range refused {
+				checkErr := b.Check(&refused[i])
+				require.Error(t, checkErr, "key %d", i)
+				addErr := b.Add(&refused[i], 3)
+				var ke *KeyError
+				require.ErrorAs(t, addErr, &ke)
+				ke.Pos = 0 // Check takes no position
+				require.Equal(t, addErr, checkErr, "key %d", i)
+			}
+			require.NoError(t, b.Check(&keys[3]))
+			require.NoError(t, b.Add(&keys[3], 3))
+			_, err := b.Complete()
+			require.NoError(t, err)
+			require.ErrorIs(t, b.Check(&keys[3]), ErrFinished)
+
+			var want bytes.Buffer
+			wb := NewBuilder(&want, Options{Partitioner: p})
+			for i, k := range keys[1:] {
+				require.NoError(t, wb.Add(&k, int64(i+1)))
+			}
+			_, err = wb.Complete()
+			require.NoError(t, err)
+			require.Equal(t, want.Bytes(), buf.Bytes(), "checks left no trace")
+		})
+	}
+}
+
+// sortedKeys decorates raws with p and sorts them in p's order.
+func sortedKeys(p partitioner.Partitioner, raws ...[]byte) []partitioner.Key {
+	keys := make([]partitioner.Key, len(raws))
+	for i, r := range raws {
+		keys[i] = p.Decorate(r)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && partitioner.Compare(keys[j-1], keys[j]) > 0; j-- {
+			keys[j-1], keys[j] = keys[j], keys[j-1]
+		}
+	}
+	return keys
+}
+
+// addRaw decorates raw with b's partitioner and adds it: most tests hold
+// their keys as raw bytes.
+func addRaw(b *Builder, raw []byte, position int64) error {
+	k := b.opts.Partitioner.Decorate(raw)
+	return b.Add(&k, position)
+}
