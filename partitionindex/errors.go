@@ -33,12 +33,6 @@ var (
 	// ErrPartitionerMismatch: the index was not written with the
 	// partitioner it is opened with (see PartitionerMismatchError).
 	ErrPartitionerMismatch = errors.New("partitionindex: wrong partitioner")
-	// ErrNoPartitioner: DetectPartitioner found no partitioner under which
-	// the footer's keys resolve.
-	ErrNoPartitioner = errors.New("partitionindex: no partitioner fits the index")
-	// ErrAmbiguousPartitioner: DetectPartitioner found more than one (an
-	// empty or one-key index fits every partitioner).
-	ErrAmbiguousPartitioner = errors.New("partitionindex: partitioner cannot be told from the index")
 	// ErrCorrupt: the file is not a valid partition index.
 	ErrCorrupt = errors.New("partitionindex: corrupt index")
 )

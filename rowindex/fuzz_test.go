@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -54,7 +55,7 @@ func FuzzReader(f *testing.F) {
 	f.Add(data[:len(data)-3], pos[1], []byte{})
 	f.Fuzz(func(t *testing.T, data []byte, entry int64, probe []byte) {
 		_ = rowindex.Walk(data, []int64{entry}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
-		if rep := rowindex.Check(data, []int64{entry, entry + 1}, rowindex.CheckOptions{PageSize: 64}); rep.OK() && len(data) > 0 {
+		if rep := audit.CheckRows(data, []int64{entry, entry + 1}, audit.Options{PageSize: 64}); rep.OK() && len(data) > 0 {
 			t.Fatal("Check passed two entries one byte apart")
 		}
 		p, err := rowindex.OpenPartition(data, entry, []bytecomparable.Column{{Type: bytecomparable.Int}})
@@ -93,7 +94,7 @@ func TestCorruptEntries(t *testing.T) {
 			bad := bytes.Clone(data)
 			bad[i] ^= x
 			_ = rowindex.Walk(bad, pos, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
-			if rep := rowindex.Check(bad, pos, rowindex.CheckOptions{}); rep.OK() {
+			if rep := audit.CheckRows(bad, pos, audit.Options{}); rep.OK() {
 				// Only a payload value may change unnoticed: the rebuild
 				// reproduces the damaged bytes, so a block's offset or
 				// deletion, or a separator byte, differs.
@@ -183,7 +184,7 @@ func FuzzRoundTrip(f *testing.F) {
 		mc.end = int64(len(encs)) * 100
 		checkModel(t, rand.New(rand.NewPCG(1, 2)), mc)
 		db, res := buildModel(t, mc, rowindex.PathScratch, 0, 1)
-		if rep := rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{}); !rep.OK() {
+		if rep := audit.CheckRows(db, []int64{res.Value}, audit.Options{}); !rep.OK() {
 			t.Fatalf("Check: %v", rep.Problems)
 		}
 		var out bytes.Buffer

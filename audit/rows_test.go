@@ -1,13 +1,17 @@
-package rowindex_test
+package audit_test
 
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/rowgen"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -31,7 +35,56 @@ func goldenPositions(t *testing.T, c golden.RowsCase) ([]byte, []int64, int64) {
 	return c.RowsDB(t), pos, blocks
 }
 
-func requireProblem(t *testing.T, rep *rowindex.CheckReport, rule string) {
+// resultValues reads the RESULT values of a golden case's result.tsv (the
+// value Partitions.db stores for each partition, in order).
+func resultValues(t *testing.T, result []byte) []int64 {
+	t.Helper()
+	var out []int64
+	for _, line := range strings.Split(strings.TrimRight(string(result), "\n"), "\n")[1:] {
+		var key string
+		var v, root, blocks int64
+		if _, err := fmt.Sscan(line, &key, &v, &root, &blocks); err != nil {
+			t.Fatalf("RESULT line %q: %v", line, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// buildWide writes lead one-block partitions (which move the trie to an
+// unaligned start), then one wide partition of n blocks (internal/rowgen),
+// with the given page size, and returns the file and the wide partition's
+// result.
+func buildWide(t *testing.T, n, pageSize, lead int) ([]byte, rowindex.Result) {
+	t.Helper()
+	cols, blocks := rowgen.Wide(n)
+	var out bytes.Buffer
+	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, PageSize: pageSize})
+	for range lead {
+		b0 := blocks[0]
+		if err := w.Add(rowindex.Block{First: b0.First, Last: b0.First}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.FinishPartition([]byte("lead"), 0, 1, rowindex.Live); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range blocks {
+		if err := w.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.FinishPartition([]byte("key"), 77, int64(n)*rowgen.BlockSize, rowindex.Deletion(5, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), res
+}
+
+func requireProblem(t *testing.T, rep *audit.Report, rule audit.Rule) {
 	t.Helper()
 	for _, p := range rep.Problems {
 		if p.Rule == rule {
@@ -41,45 +94,43 @@ func requireProblem(t *testing.T, rep *rowindex.CheckReport, rule string) {
 	t.Fatalf("no %s problem in %d: %v", rule, rep.ProblemCount, rep.Problems)
 }
 
-// TestCheckGolden: every Rows.db Cassandra wrote passes Check (each trie is
-// what the writer lays out for its entries, at its position), and so does
-// the model's, on tiny pages too.
-func TestCheckGolden(t *testing.T) {
+// TestCheckRowsGolden: every Rows.db Cassandra wrote passes CheckRows (each
+// trie is what the writer lays out for its entries, at its position), and
+// so does a wide partition's our writer lays out (internal/rowgen), on tiny
+// pages too.
+func TestCheckRowsGolden(t *testing.T) {
 	for _, c := range golden.RowsCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			data, pos, blocks := goldenPositions(t, c)
 			visited := 0
-			rep := rowindex.Check(data, pos, rowindex.CheckOptions{Visit: func(e rowindex.Entry, bl []rowindex.IndexInfo) (string, string) {
+			rep := audit.CheckRows(data, pos, audit.Options{Visit: func(e rowindex.Entry, bl []rowindex.IndexInfo) (audit.Rule, string) {
 				visited++
 				if len(bl) != e.Blocks+1 {
 					return "test", "blocks"
 				}
 				return "", ""
 			}})
-			if !rep.OK() || rep.Entries != len(pos) || rep.Blocks != blocks || visited != len(pos) || rep.Size != int64(len(data)) {
+			if !rep.OK() || rep.Entries != int64(len(pos)) || rep.Blocks != blocks || visited != len(pos) || rep.Size != int64(len(data)) {
 				t.Fatalf("report %+v (visited %d), want %d entries and %d blocks, no problem", rep, visited, len(pos), blocks)
 			}
 		})
 	}
-	r := rand.New(rand.NewPCG(3, 4))
 	for _, pageSize := range []int{0, 64} {
-		cols := []bytecomparable.Column{{Type: bytecomparable.Text}, {Type: bytecomparable.Int, Desc: true}}
-		mc := newModelCase(r, cols, 300)
-		db, res := buildModel(t, mc, rowindex.PathScratch, pageSize, 3)
-		if rep := rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{PageSize: pageSize}); !rep.OK() {
+		db, res := buildWide(t, 300, pageSize, 3)
+		if rep := audit.CheckRows(db, []int64{res.Value}, audit.Options{PageSize: pageSize}); !rep.OK() {
 			t.Fatalf("model, page size %d: %v", pageSize, rep.Problems)
 		}
 		// Checked under the wrong page size, the layout differs.
 		if pageSize != 0 {
-			requireProblem(t, rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{}), rowindex.RuleLayout)
+			requireProblem(t, audit.CheckRows(db, []int64{res.Value}, audit.Options{}), audit.RuleLayout)
 		}
 	}
 }
 
-// TestCheckDamage damages the golden multi-partition file (five indexed
+// TestCheckRowsDamage damages the golden multi-partition file (five indexed
 // partitions) in ways a reader may not notice and checks each is reported
 // under its rule, with the other partitions still checked.
-func TestCheckDamage(t *testing.T) {
+func TestCheckRowsDamage(t *testing.T) {
 	var c golden.RowsCase
 	for _, rc := range golden.RowsCases(t) {
 		if rc.Name == "multi-partition" {
@@ -91,15 +142,15 @@ func TestCheckDamage(t *testing.T) {
 	}
 	data, pos, _ := goldenPositions(t, c)
 	const entry7002, root7002 = 217, 201 // see TestWalkCatchesCrossPartitionPointer
-	check := func(data []byte, pos []int64) *rowindex.CheckReport {
-		return rowindex.Check(data, pos, rowindex.CheckOptions{})
+	check := func(data []byte, pos []int64) *audit.Report {
+		return audit.CheckRows(data, pos, audit.Options{})
 	}
 
 	rep := check(append(bytes.Clone(data), 0), pos)
-	requireProblem(t, rep, rowindex.RuleTrailing)
+	requireProblem(t, rep, audit.RuleTrailing)
 
 	rep = check(data, append([]int64{pos[1]}, pos...))
-	requireProblem(t, rep, rowindex.RuleOrder)
+	requireProblem(t, rep, audit.RuleOrder)
 
 	// 7002's entry claims 16 blocks: its trie holds 17.
 	bad := bytes.Clone(data)
@@ -108,7 +159,7 @@ func TestCheckDamage(t *testing.T) {
 	}
 	bad[entry7002+2+2+3+1] = 16
 	rep = check(bad, pos)
-	requireProblem(t, rep, rowindex.RuleEntry)
+	requireProblem(t, rep, audit.RuleEntry)
 	if rep.ProblemCount != 1 || rep.Problems[0].Entry != entry7002 {
 		t.Fatalf("want one problem, in 7002's entry: %v", rep.Problems)
 	}
@@ -140,9 +191,9 @@ func TestCheckDamage(t *testing.T) {
 	}
 }
 
-// TestCheckAfterFailedEntry: an unreadable entry does not stop the check;
+// TestCheckRowsAfterFailedEntry: an unreadable entry does not stop the check;
 // the next partition, whose trie start is then unknown, is still walked.
-func TestCheckAfterFailedEntry(t *testing.T) {
+func TestCheckRowsAfterFailedEntry(t *testing.T) {
 	cols := []bytecomparable.Column{{Type: bytecomparable.Int}}
 	var out bytes.Buffer
 	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
@@ -164,13 +215,13 @@ func TestCheckAfterFailedEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := out.Bytes()
-	if rep := rowindex.Check(data, pos, rowindex.CheckOptions{}); !rep.OK() || rep.Entries != 3 || rep.Blocks != 12 {
+	if rep := audit.CheckRows(data, pos, audit.Options{}); !rep.OK() || rep.Entries != 3 || rep.Blocks != 12 {
 		t.Fatalf("clean file: %+v", rep)
 	}
 	bad := bytes.Clone(data)
 	bad[pos[1]] = 0xFF // key length 65,280: runs past the end
-	rep := rowindex.Check(bad, pos, rowindex.CheckOptions{})
-	if rep.ProblemCount != 1 || rep.Problems[0].Rule != rowindex.RuleEntry || rep.Problems[0].Entry != pos[1] || rep.Blocks != 8 {
+	rep := audit.CheckRows(bad, pos, audit.Options{})
+	if rep.ProblemCount != 1 || rep.Problems[0].Rule != audit.RuleEntry || rep.Problems[0].Entry != pos[1] || rep.Blocks != 8 {
 		t.Fatalf("one bad entry: %+v", rep)
 	}
 }

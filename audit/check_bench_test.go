@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // buildIndex builds an index of cfg's keys in memory.
@@ -21,7 +22,7 @@ func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
 	entries, err := cfg.Generate()
 	require.NoError(tb, err)
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: cfg.Partitioner})
 	for _, e := range entries {
 		require.NoError(tb, b.Add(e.Key, e.Pos))
 	}
@@ -38,10 +39,10 @@ func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 	}
 	allocs := func(n int) float64 {
 		cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 5, PositionsIncreasing: true}
-		ix, err := NewIndex(buildIndex(t, cfg), OpenOptions{Partitioner: cfg.Partitioner})
+		ix, err := partitionindex.NewIndex(buildIndex(t, cfg), partitionindex.OpenOptions{Partitioner: cfg.Partitioner})
 		require.NoError(t, err)
 		return testing.AllocsPerRun(3, func() {
-			rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing})
+			rep, err := CheckPartitions(ix, Options{Positions: PositionsIncreasing})
 			if err != nil || !rep.OK() {
 				t.Fatalf("check: %v %+v", err, rep.Problems)
 			}
@@ -64,12 +65,12 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 1, PositionsIncreasing: true}
 			data := buildIndex(b, cfg)
-			ix, err := NewIndex(data, OpenOptions{Partitioner: cfg.Partitioner})
+			ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: cfg.Partitioner})
 			require.NoError(b, err)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing})
+				rep, err := CheckPartitions(ix, Options{Positions: PositionsIncreasing})
 				if err != nil || !rep.OK() {
 					b.Fatalf("check: %v %+v", err, rep.Problems)
 				}
@@ -79,9 +80,11 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
-// readFuzzCorpus reads a committed corpus of one []byte argument.
+// readFuzzCorpus reads a committed corpus of one []byte argument of
+// partitionindex's fuzz targets (its reader corpus is the input the audit
+// fuzz targets start from too).
 func readFuzzCorpus(tb testing.TB, name string) [][]byte {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "fuzz", name, "*"))
+	paths, _ := filepath.Glob(filepath.Join("..", "partitionindex", "testdata", "fuzz", name, "*"))
 	var out [][]byte
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -102,7 +105,7 @@ func readFuzzCorpus(tb testing.TB, name string) [][]byte {
 // While fuzzing, seeds stay small (the engine minimizes every new
 // interesting input, for up to -fuzzminimizetime each):
 //
-//	go test ./partitionindex -run XXX -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 5s
+//	go test ./audit -run XXX -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 5s
 func FuzzCheck(f *testing.F) {
 	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
 	limit := 64 << 10
@@ -119,12 +122,12 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
+			ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 			if err != nil {
 				continue
 			}
-			for _, opts := range []CheckOptions{{Positions: PositionsIncreasing}, {PageSize: 64, DetectPartitioner: true, MaxProblems: 3}} {
-				rep, err := Check(ix, opts)
+			for _, opts := range []Options{{Positions: PositionsIncreasing}, {PageSize: 64, DetectPartitioner: true, MaxProblems: 3}} {
+				rep, err := CheckPartitions(ix, opts)
 				if err != nil {
 					t.Fatalf("Check gave up on %d bytes: %v", len(data), err)
 				}
