@@ -225,3 +225,44 @@ func TestCheckRowsAfterFailedEntry(t *testing.T) {
 		t.Fatalf("one bad entry: %+v", rep)
 	}
 }
+
+// TestRowBlocks: on every golden Rows.db, RowBlocks lists the blocks
+// rowindex.Walk lists, in order, under strictly increasing separators, the
+// first the empty key; each separator leads a Floor lookup to its own block.
+func TestRowBlocks(t *testing.T) {
+	for _, c := range golden.RowsCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			data, pos, _ := goldenPositions(t, c)
+			var seps []audit.RowBlock
+			err := rowindex.Walk(data, pos, func(e rowindex.Entry, blocks []rowindex.IndexInfo) error {
+				p, err := rowindex.OpenPartition(data, e.Position, nil)
+				if err != nil {
+					return err
+				}
+				if seps, err = audit.RowBlocks(seps[:0], p); err != nil {
+					return err
+				}
+				if len(seps) != len(blocks) {
+					return fmt.Errorf("entry %d: %d separators, %d blocks", e.Position, len(seps), len(blocks))
+				}
+				r := p.NewReader()
+				for i, s := range seps {
+					if s.Info != blocks[i] {
+						return fmt.Errorf("entry %d block %d: %+v, Walk says %+v", e.Position, i, s.Info, blocks[i])
+					}
+					if (i == 0) != (len(s.Separator) == 0) || i > 0 && bytes.Compare(seps[i-1].Separator, s.Separator) >= 0 {
+						return fmt.Errorf("entry %d block %d: separator %x after %x", e.Position, i, s.Separator, seps[max(i-1, 0)].Separator)
+					}
+					got, ok, err := r.SeparatorFloor(s.Separator)
+					if err != nil || !ok || got != s.Info {
+						return fmt.Errorf("entry %d block %d: SeparatorFloor(%x) = %+v, %v, %v", e.Position, i, s.Separator, got, ok, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
