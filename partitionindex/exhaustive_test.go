@@ -21,7 +21,8 @@ import (
 // sizes, built on both builder paths, with every answer checked against a
 // model computed from the keys alone:
 //
-//   - both paths write the same bytes, and Check finds nothing;
+//   - both paths write the same bytes (the audit package's
+//     TestCheckExhaustive runs its check over the short universe);
 //   - Get of a probe returns the entry whose stored prefix (docs/format.md
 //     §2.5) is a prefix of the probe's encoding when its hash byte equals
 //     the probe's, and nothing otherwise (stored prefixes are prefix-free,
@@ -73,8 +74,9 @@ type exhaustiveUniverse struct {
 
 // Page sizes: the trie of up to four of these keys is a few dozen bytes
 // (the test logs the range), so 16, 24 and 32 put page breaks (padding)
-// into many files (the test logs how many) and 0 (4096) into none. Check's page rules are
-// run with the same size.
+// into many files (the test logs how many) and 0 (4096) into none. The
+// audit package's TestCheckExhaustive checks its page rules at the same
+// sizes.
 var exhaustivePageSizes = []int{16, 24, 32, 0}
 
 // The universes (TestExhaustiveUniverseSizes pins their sizes).

@@ -147,9 +147,10 @@ func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery i
 
 // checkOver4 opens the file at path and checks it holds exactly the n keys
 // buildOver4 writes: footer, sampled Get hits and misses, Ceiling and
-// Floor between keys, a forward scan over a stretch and, with full, Check
-// and a scan of every entry. It returns how many sampled hits had their leaf at or past
-// 2^32.
+// Floor between keys, a forward scan over a stretch and, with full, a scan
+// of every entry (the audit package's TestCheckOver4GiB runs its check on
+// the same file). It returns how many sampled hits had their leaf at or
+// past 2^32.
 func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full bool) (leavesPast4G int) {
 	t.Helper()
 	st, err := os.Stat(path)
@@ -347,7 +348,8 @@ func sameFiles(t *testing.T, a, b string) {
 
 // TestPastUint32Positions runs TestOver4GiB's checks on a small file whose
 // positions all lie past 2^33 (their payloads take 5 bytes), on both
-// builder paths, which must write the same bytes.
+// builder paths, which must write the same bytes (the audit package's
+// TestCheckPastUint32Positions checks such files pass its check).
 func TestPastUint32Positions(t *testing.T) {
 	const n, pad = 20_000, 24
 	dir := t.TempDir()
@@ -387,10 +389,10 @@ func envInt64(t *testing.T, name string, def int64) int64 {
 }
 
 // TestOver4GiB builds an index past 4 GiB on the scratch path, checks it
-// (footer, samples, a full scan; the structural check moved to the audit
-// package, which this package's tests cannot import: run bti check on the
-// file for it) and rebuilds it on the reference
-// path, which must write the same bytes. The default 130M keys of 33 bytes
+// (footer, samples, a full scan; the audit package's TestCheckOver4GiB
+// builds the same file and runs its structural check, which this package's
+// tests cannot import) and rebuilds it on the reference path, which must
+// write the same bytes. The default 130M keys of 33 bytes
 // take 35.74 bytes each (the same on a 1M-key build), 4,646,141,634 bytes
 // in all. At 3d73acb, on two cores shared with other jobs
 // (BTI_LONG=1 /usr/bin/time -v ./partitionindex.test -test.run
@@ -451,7 +453,7 @@ func TestOver4GiB(t *testing.T) {
 	start = time.Now()
 	sameFiles(t, scratch, reference)
 	t.Logf("files byte-identical (compared in %v)", time.Since(start).Round(time.Second))
-	// Same bytes, so Check and the full scan would say the same again;
+	// Same bytes, so the full scan would say the same again;
 	// the samples check the reference file through its own mapping.
 	checkOver4(t, reference, n, pad, refMeta, false)
 }

@@ -44,8 +44,8 @@ func fuzzSeed(t testing.TB) ([]byte, []int64) {
 }
 
 // FuzzReader opens arbitrary bytes as a Rows.db at an arbitrary entry
-// position and runs every read operation, Walk and Check (whose rebuild
-// reads every node) included: none may panic or loop, and whatever opens
+// position and runs every read operation, Walk and audit.CheckRows (whose
+// rebuild reads every node) included: none may panic or loop, and whatever opens
 // must answer consistently (a floor is found for each probe; iterations
 // end).
 func FuzzReader(f *testing.F) {
@@ -56,7 +56,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, entry int64, probe []byte) {
 		_ = rowindex.Walk(data, []int64{entry}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
 		if rep := audit.CheckRows(data, []int64{entry, entry + 1}, audit.Options{PageSize: 64}); rep.OK() && len(data) > 0 {
-			t.Fatal("Check passed two entries one byte apart")
+			t.Fatal("CheckRows passed two entries one byte apart")
 		}
 		p, err := rowindex.OpenPartition(data, entry, []bytecomparable.Column{{Type: bytecomparable.Int}})
 		if err != nil {
@@ -88,7 +88,7 @@ func FuzzReader(f *testing.F) {
 func TestCorruptEntries(t *testing.T) {
 	data, pos := fuzzSeed(t)
 	undetected := 0
-	defer func() { t.Logf("Check missed %d of %d byte changes", undetected, 3*len(data)) }()
+	defer func() { t.Logf("CheckRows missed %d of %d byte changes", undetected, 3*len(data)) }()
 	for i := range data {
 		for _, x := range []byte{0x01, 0x80, 0xFF} {
 			bad := bytes.Clone(data)
@@ -123,8 +123,8 @@ func TestCorruptEntries(t *testing.T) {
 // type, ASC and DESC), sorts them, cuts them into blocks and runs the model
 // check (checkModel: scratch and reference paths give the same bytes, every
 // floor and iteration agrees with the sorted separators, on two page
-// sizes); the file also passes Check, and a writer reused after ResetFile
-// writes it again byte for byte.
+// sizes); the file also passes audit.CheckRows, and a writer reused after
+// ResetFile writes it again byte for byte.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("\x03abc\x02ab\x04abcd\x01a\x00\x05zzzzz"), uint8(0))
 	f.Add([]byte("\x00\x00\x00\x01\x00\x00\x00\x02\x80\x00\x00\x00\xff\xff\xff\xff\x7f\xff\xff\xff"), uint8(1))
@@ -185,7 +185,7 @@ func FuzzRoundTrip(f *testing.F) {
 		checkModel(t, rand.New(rand.NewPCG(1, 2)), mc)
 		db, res := buildModel(t, mc, rowindex.PathScratch, 0, 1)
 		if rep := audit.CheckRows(db, []int64{res.Value}, audit.Options{}); !rep.OK() {
-			t.Fatalf("Check: %v", rep.Problems)
+			t.Fatalf("CheckRows: %v", rep.Problems)
 		}
 		var out bytes.Buffer
 		w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})

@@ -62,7 +62,7 @@ partition	6b31	100	5000	-
 
 // TestRowsDumpTypes: with --types each block line shows the clustering
 // bounds its separators give, decoded. smallRows' blocks end at (2, b) and
-// (3, a) and start at (3, c) and (4, ”): the separators cut after the int
+// (3, a) and start at (3, c) and (4, empty): the separators cut after the int
 // component, at 3 and 4 (the previous last's int plus one); the end key is
 // the last clustering (5, z) nudged to 6 at that depth.
 func TestRowsDumpTypes(t *testing.T) {
