@@ -31,7 +31,7 @@ func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
 	return buf.Bytes()
 }
 
-// Check allocates O(depth), not O(keys): the same few allocations for
+// CheckPartitions allocates O(depth), not O(keys): the same few allocations for
 // 1,000 keys as for 100,000 (a report, histograms, the walk's frames).
 func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
@@ -49,14 +49,14 @@ func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 		})
 	}
 	small, large := allocs(1_000), allocs(100_000)
-	t.Logf("allocations per Check: %.0f for 1,000 keys, %.0f for 100,000", small, large)
+	t.Logf("allocations per CheckPartitions: %.0f for 1,000 keys, %.0f for 100,000", small, large)
 	require.LessOrEqual(t, large, small+8, "allocations must not grow with the key count")
 	require.Less(t, large, 100.0)
 }
 
-// BenchmarkCheck: a full Check of a 1,000,000-key Murmur3 index.
+// BenchmarkCheck: a full CheckPartitions of a 1,000,000-key Murmur3 index.
 //
-//	go test ./partitionindex -run XXX -bench 'Check/' -benchtime 5x
+//	go test ./audit -run XXX -bench 'BenchmarkCheck/' -benchtime 5x
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run("keys="+strconv.Itoa(n)+"/set=murmur3-uuid", func(b *testing.B) {
@@ -100,7 +100,7 @@ func readFuzzCorpus(tb testing.TB, name string) [][]byte {
 	return out
 }
 
-// FuzzCheck: Check never panics and always finishes within its default
+// FuzzCheck: CheckPartitions never panics and always finishes within its default
 // budget (linear work), on the reader fuzz corpus and the golden files.
 // While fuzzing, seeds stay small (the engine minimizes every new
 // interesting input, for up to -fuzzminimizetime each):
@@ -129,7 +129,7 @@ func FuzzCheck(f *testing.F) {
 			for _, opts := range []Options{{Positions: PositionsIncreasing}, {PageSize: 64, DetectPartitioner: true, MaxProblems: 3}} {
 				rep, err := CheckPartitions(ix, opts)
 				if err != nil {
-					t.Fatalf("Check gave up on %d bytes: %v", len(data), err)
+					t.Fatalf("CheckPartitions gave up on %d bytes: %v", len(data), err)
 				}
 				if int64(len(rep.Problems)) > rep.ProblemCount || len(rep.Problems) > max(opts.MaxProblems, 100) {
 					t.Fatalf("%d problems kept of %d", len(rep.Problems), rep.ProblemCount)

@@ -20,17 +20,17 @@ import (
 )
 
 // The detection table (issue 10): single-byte changes to an index, each
-// classified as detected (the file does not open, or Check reports a
+// classified as detected (the file does not open, or CheckPartitions reports a
 // problem), undetected and harmless (every lookup answer is still right) or
 // undetected and harmful. Print the full table with
 //
-//	go test ./partitionindex -run TestCheckDetectionTable -v -detect.samples 100000
+//	go test ./audit -run TestCheckDetectionTable -v -detect.samples 100000
 //
 // (-detect.samples 0 tries all 255 alternatives of every byte;
 // -detect.baseline adds what a reader alone lets through silently).
 var (
 	detectSamples  = flag.Int("detect.samples", 3000, "single-byte changes per index in TestCheckDetectionTable (0: every byte, all 255 alternatives)")
-	detectBaseline = flag.Bool("detect.baseline", false, "TestCheckDetectionTable: also count changes that answer wrong with no error when Check is not run")
+	detectBaseline = flag.Bool("detect.baseline", false, "TestCheckDetectionTable: also count changes that answer wrong with no error when CheckPartitions is not run")
 )
 
 // Byte regions of a clean file, to split the table by.
@@ -51,7 +51,7 @@ var regionNames = [numRegions]string{"node (not transitions)", "transition", "ha
 // lookup, the scan, the count or the footer's keys answer differently.
 type detectRow struct {
 	changes int
-	// detected: the copy does not open or Check reports a problem;
+	// detected: the copy does not open or CheckPartitions reports a problem;
 	// detectedHarmless of those altered no answer (padding, an unused
 	// nibble).
 	detected, detectedHarmless int
@@ -63,7 +63,7 @@ type detectRow struct {
 	// without the keys can tell it from a clean one.
 	writerIdentical int
 	// silent (with -detect.baseline): the file opens and some answer is
-	// wrong with no error, Check aside: what a reader alone lets through.
+	// wrong with no error, CheckPartitions aside: what a reader alone lets through.
 	silent int
 }
 
@@ -376,7 +376,7 @@ func (tab *detectTable) total(withHash bool) detectRow {
 
 func (tab *detectTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n| region | changes | detected | of which harmless | undetected harmless | undetected harmful | of which writer-identical | altering changes caught | caught, writer-identical aside | silently wrong without Check |\n|---|---|---|---|---|---|---|---|---|---|\n", tab.name)
+	fmt.Fprintf(&b, "%s\n| region | changes | detected | of which harmless | undetected harmless | undetected harmful | of which writer-identical | altering changes caught | caught, writer-identical aside | silently wrong without CheckPartitions |\n|---|---|---|---|---|---|---|---|---|---|\n", tab.name)
 	line := func(name string, r detectRow) {
 		silent := "-"
 		if *detectBaseline {
@@ -393,7 +393,7 @@ func (tab *detectTable) String() string {
 	return b.String()
 }
 
-// caught is the share of the changes that alter an answer which Check
+// caught is the share of the changes that alter an answer which CheckPartitions
 // detects; with aside, the writer-identical changes (which no keyless
 // check can tell from a clean file) are left out.
 func (r detectRow) caught(aside bool) string {
@@ -434,7 +434,7 @@ func TestCheckDetectionTable(t *testing.T) {
 				r := tab.rows[region]
 				require.LessOrEqual(t, r.harmful*100, r.detected+r.harmful, "%s: harmful changes undetected", regionNames[region])
 			}
-			// And Check is complete for the writer's rules: every change it
+			// And CheckPartitions is complete for the writer's rules: every change it
 			// lets through that alters an answer leaves a file the writer
 			// writes for the entries it lists (a transition between its
 			// siblings, a position between its neighbours, a hash byte).

@@ -16,7 +16,7 @@ import (
 	"github.com/bti-go/bti/trie"
 )
 
-// requireClean runs Check and fails with the problems it lists.
+// requireClean runs CheckPartitions and fails with the problems it lists.
 func requireClean(t testing.TB, ix *partitionindex.Index, opts Options, what string) *Report {
 	t.Helper()
 	rep, err := CheckPartitions(ix, opts)
@@ -42,7 +42,7 @@ func TestCheckGoldens(t *testing.T) {
 			require.Contains(t, rep.Partitioners, c.part)
 			fits, err := FooterPartitioners(ix)
 			require.NoError(t, err)
-			require.Equal(t, rep.Partitioners, fits, "the exported detector is Check's footer rule")
+			require.Equal(t, rep.Partitioners, fits, "the exported detector is CheckPartitions' footer rule")
 
 			auto, err := CheckPartitions(ix, Options{DetectPartitioner: true})
 			require.NoError(t, err)
@@ -122,7 +122,7 @@ func TestCheckModelFiles(t *testing.T) {
 }
 
 // detected reports whether damaged bytes are caught: they do not open, or
-// Check finds a problem.
+// CheckPartitions finds a problem.
 func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts Options) bool {
 	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p})
 	if err != nil {
