@@ -107,4 +107,11 @@
 // does. Taking a view changes later layout decisions exactly as in
 // Cassandra, so files match Cassandra's only when views are taken after the
 // same keys.
+//
+// Tools: what serves tools rather than a storage engine (the structural
+// check of a file without its keys, partitioner detection, verification
+// against the entries, the annotated hex dump, payload views and node
+// counts) is in package audit, which this package does not import. It
+// builds on Index.Trie and Index.ResolveFooter, the footer-key rule Open
+// applies, under any partitioner.
 package partitionindex

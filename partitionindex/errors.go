@@ -35,12 +35,6 @@ var (
 	// ErrPartitionerMismatch: the index was not written with the
 	// partitioner it is opened with (see PartitionerMismatchError).
 	ErrPartitionerMismatch = errors.New("partitionindex: wrong partitioner")
-	// ErrNoPartitioner: DetectPartitioner found no partitioner under which
-	// the footer's keys resolve.
-	ErrNoPartitioner = errors.New("partitionindex: no partitioner fits the index")
-	// ErrAmbiguousPartitioner: DetectPartitioner found more than one (an
-	// empty or one-key index fits every partitioner).
-	ErrAmbiguousPartitioner = errors.New("partitionindex: partitioner cannot be told from the index")
 	// ErrCorrupt: the file is not a valid partition index. It is the
 	// module's one corruption marker (trie.ErrCorrupt and
 	// rowindex.ErrCorrupt are the same value).

@@ -250,14 +250,27 @@ func checkIndexFile(t *testing.T, s *orderedInput, file []byte, n int, root int6
 	ix, err := NewIndex(file, OpenOptions{Partitioner: s.part})
 	require.NoError(t, err)
 	require.Equal(t, root, ix.Root())
-	keys := make([]partitioner.Key, n)
-	for i := range keys {
-		keys[i] = s.part.Decorate(s.keys[i])
+	require.Equal(t, int64(n), ix.Count(), "count")
+	if n > 0 {
+		require.Equal(t, s.keys[0], ix.FirstKey(), "first key")
+		require.Equal(t, s.keys[n-1], ix.LastKey(), "last key")
 	}
-	require.NoError(t, ix.VerifyEntries(keys, s.pos[:n], func(m Mismatch) bool {
-		t.Errorf("mismatch %+v", m)
-		return true
-	}))
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	defer rd.Close()
+	for i := range n {
+		k := s.part.Decorate(s.keys[i])
+		pos, ok, err := rd.Get(&k)
+		require.NoError(t, err)
+		require.True(t, ok && pos == s.pos[i], "key %d: Get gives %d, %v, want %d", i, pos, ok, s.pos[i])
+	}
+	it := rd.Scan(nil, nil)
+	for i := range n {
+		require.True(t, it.Next(), "the scan ends at %d of %d entries", i, n)
+		require.Equal(t, s.pos[i], it.Pos(), "scan entry %d", i)
+	}
+	require.False(t, it.Next(), "the scan goes past %d entries", n)
+	require.NoError(t, it.Err())
 }
 
 // retryComplete calls Complete until it succeeds; with a one-shot fault

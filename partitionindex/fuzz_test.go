@@ -99,9 +99,6 @@ func FuzzIndexReader(f *testing.F) {
 		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
 			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
 		}
-		if _, err := DetectPartitioner(data); err != nil && !isCorrupt(err) && !isDetectError(err) {
-			t.Fatalf("DetectPartitioner: %T %v", err, err)
-		}
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 			if _, err := NewIndex(data, OpenOptions{Partitioner: p}); err != nil && !isCorrupt(err) && !isMismatch(err) {
 				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
@@ -123,14 +120,12 @@ func FuzzIndexReader(f *testing.F) {
 			if err := exerciseReader(rd, p, all, len(data)+1); err != nil {
 				t.Fatal(err)
 			}
-			// The dump paths read every reachable node and payload.
-			if err := ix.WriteAnnotated(io.Discard); err != nil && !isCorrupt(err) {
-				t.Fatalf("WriteAnnotated: %T %v is not a *CorruptError", err, err)
-			}
+			// The dump reads every reachable node (the audit package's
+			// FuzzAuditIndex runs its own dumps and checks on these
+			// bytes).
 			if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
 				t.Fatalf("Trie.Dump: %T %v", err, err)
 			}
-			exerciseIndex(t, ix, data, keys)
 			if err := rd.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -141,40 +136,6 @@ func FuzzIndexReader(f *testing.F) {
 	})
 }
 
-// exerciseIndex runs the Index methods besides the Reader's lookups that
-// read file bytes (what bti dump, verify and check call): Payload at the
-// root, at offsets taken from the input and outside the file, NodeCounts,
-// FooterPartitioners and VerifyEntries with the input's keys. Errors must be
-// corruption (a *VerifyError wraps one).
-func exerciseIndex(t *testing.T, ix *Index, data []byte, raws [][]byte) {
-	t.Helper()
-	offsets := []int64{ix.Root(), ix.FirstKeyPos(), -1, int64(len(data)), 1 << 62}
-	for i := 0; i+8 <= len(data) && len(offsets) < 12; i += 1 + len(data)/6 {
-		offsets = append(offsets, int64(binary.BigEndian.Uint64(data[i:]))%int64(len(data)+2))
-	}
-	for _, off := range offsets {
-		if _, _, err := ix.Payload(off); err != nil && !isCorrupt(err) {
-			t.Fatalf("Payload(%d): %T %v is not a *CorruptError", off, err, err)
-		}
-	}
-	if _, err := ix.NodeCounts(); err != nil && !isCorrupt(err) {
-		t.Fatalf("NodeCounts: %T %v is not a *CorruptError", err, err)
-	}
-	if _, err := FooterPartitioners(ix); err != nil && !isCorrupt(err) {
-		t.Fatalf("FooterPartitioners: %T %v is not a *CorruptError", err, err)
-	}
-	keys := keyset.Decorate(ix.Partitioner(), raws)
-	pos := make([]int64, len(keys))
-	for i := range pos {
-		pos[i] = int64(i)
-	}
-	err := ix.VerifyEntries(keys, pos, func(Mismatch) bool { return true })
-	var ve *VerifyError
-	if err != nil && !(errors.As(err, &ve) && errors.Is(err, ErrCorrupt)) && !isCorrupt(err) {
-		t.Fatalf("VerifyEntries: %T %v is neither a *VerifyError over corruption nor a *CorruptError", err, err)
-	}
-}
-
 func isCorrupt(err error) bool {
 	ce, ok := err.(*CorruptError)
 	return ok && ce != nil
@@ -183,11 +144,6 @@ func isCorrupt(err error) bool {
 func isMismatch(err error) bool {
 	me, ok := err.(*PartitionerMismatchError)
 	return ok && me != nil && errors.Is(err, ErrPartitionerMismatch)
-}
-
-func isDetectError(err error) bool {
-	de, ok := err.(*DetectError)
-	return ok && de != nil && (errors.Is(err, ErrNoPartitioner) || errors.Is(err, ErrAmbiguousPartitioner))
 }
 
 // fuzzKeys splits data into keys: each key is a length byte (mod 40)
@@ -204,8 +160,9 @@ func fuzzKeys(data []byte) [][]byte {
 
 // FuzzBuildRoundTrip builds the keys found in the input (sorted and
 // deduplicated by the partitioner's order) on both paths and with a Reset
-// builder: the three files must be identical, pass Check, and every key
-// must resolve to its position.
+// builder: the three files must be identical and every key must resolve to
+// its position (the audit package's FuzzCheckRoundTrip checks such files
+// pass its check).
 func FuzzBuildRoundTrip(f *testing.F) {
 	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), false, uint8(0))
 	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), true, uint8(1))
@@ -262,13 +219,6 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		if len(keys) > 0 && (!bytes.Equal(ix.FirstKey(), keys[0].Raw) || !bytes.Equal(ix.LastKey(), keys[len(keys)-1].Raw)) {
 			t.Fatalf("footer keys %x %x", ix.FirstKey(), ix.LastKey())
-		}
-		rep, err := Check(ix, CheckOptions{PageSize: pageSize})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rep.OK() {
-			t.Fatalf("Check finds %d problems in the builder's file, first %v", rep.ProblemCount, rep.Problems[0])
 		}
 		rd, err := ix.OpenReader()
 		if err != nil {
@@ -394,10 +344,6 @@ func FuzzPartialIndex(f *testing.F) {
 		probes := [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}
 		if err := exerciseReader(rd, v.Partitioner, probes, len(data)+1); err != nil {
 			t.Fatal(err)
-		}
-		exerciseIndex(t, ix, data, probes)
-		if err := ix.WriteAnnotated(io.Discard); err == nil {
-			t.Fatal("WriteAnnotated of an early-open view must refuse")
 		}
 		if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
 			t.Fatalf("Trie.Dump: %T %v", err, err)

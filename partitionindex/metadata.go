@@ -1,11 +1,6 @@
 package partitionindex
 
-import (
-	"strconv"
-	"strings"
-
-	"github.com/bti-go/bti/trie"
-)
+import "github.com/bti-go/bti/trie"
 
 // Metadata describes a finished Partitions.db file, as Builder.Complete
 // returns it (pebble's sstable writer reports its metadata the same way).
@@ -24,8 +19,9 @@ type Metadata struct {
 
 // The builder does not count nodes by type: trie.Writer exposes no such
 // counter and a count taken from the sink would mean reading the file back.
-// An open Index counts them by walking its trie (Index.NodeCounts); that is
-// O(nodes), so it is a separate call rather than a cost of every Complete.
+// The audit package counts them on an open Index by walking its trie
+// (audit.CountNodes); that is O(nodes), so it is a separate call rather
+// than a cost of every Complete.
 
 // metadata fills Metadata for a trie whose root is at root and whose footer
 // starts at firstKeyPos, once the footer is appended: the file ends at the
@@ -44,47 +40,4 @@ func (b *Builder) metadata(root, firstKeyPos int64) Metadata {
 		PageSize:    page,
 		Pages:       (size + page - 1) / page,
 	}
-}
-
-// NodeCounts counts trie nodes by type. The index is the type code, the high
-// nibble of a node's header byte (0 PAYLOAD_ONLY ... 15 LONG_DENSE, as in
-// Cassandra's TrieNode.Types; see package trie).
-type NodeCounts [16]int64
-
-// Total returns the number of nodes counted.
-func (c NodeCounts) Total() int64 {
-	var n int64
-	for _, v := range c {
-		n += v
-	}
-	return n
-}
-
-// String lists the non-zero counts in type-code order, with Cassandra's
-// type names: "PAYLOAD_ONLY=3 SPARSE_8=1".
-func (c NodeCounts) String() string {
-	var b strings.Builder
-	for t, v := range c {
-		if v == 0 {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(trie.NodeTypeName(byte(t << 4)))
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatInt(v, 10))
-	}
-	return b.String()
-}
-
-// NodeCounts walks every node reachable from the root (iteratively, each
-// node at most once, so any depth and any bytes are safe) and counts them by
-// type. It reads the index's memory: call it only while the index is open.
-func (ix *Index) NodeCounts() (NodeCounts, error) {
-	st, err := ix.trie.Stats()
-	if err != nil {
-		return NodeCounts{}, err
-	}
-	return NodeCounts(st.ByType), nil
 }

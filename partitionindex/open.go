@@ -1,29 +1,22 @@
 package partitionindex
 
-import (
-	"errors"
-
-	"github.com/bti-go/bti/partitioner"
-)
+import "github.com/bti-go/bti/partitioner"
 
 // OpenOptions says how Open and NewIndex open a Partitions.db. The zero
 // value opens a Murmur3 file (Cassandra's default partitioner), checks the
-// partitioner against the footer's keys, and reads nothing ahead.
+// partitioner against the footer's keys, and reads nothing ahead. A file
+// whose partitioner is not known is opened with the one the audit package
+// detects (audit.DetectPartitioner, audit.OpenDetected).
 type OpenOptions struct {
 	// Partitioner is the partitioner the file was written with. Open
 	// refuses a file whose footer keys do not resolve under it
 	// (*PartitionerMismatchError) unless SkipPartitionerCheck is set.
 	Partitioner partitioner.Partitioner
 
-	// DetectPartitioner ignores Partitioner and opens the file with the
-	// one DetectPartitioner finds (two walks per candidate partitioner).
-	DetectPartitioner bool
-
 	// SkipPartitionerCheck opens the file under Partitioner without the
 	// check, for tools that report a mismatch as a finding rather than
-	// refuse the file (Check, bti dump). Lookups on such an index may miss
-	// keys if Partitioner is not the file's. It cannot be combined with
-	// DetectPartitioner.
+	// refuse the file (audit.CheckPartitions, bti dump). Lookups on such an
+	// index may miss keys if Partitioner is not the file's.
 	SkipPartitionerCheck bool
 
 	// WarmUpBytes, if positive, makes Open read the last WarmUpBytes of the
@@ -42,10 +35,6 @@ type OpenOptions struct {
 // warmUpChunk is the size of one warm-up read.
 const warmUpChunk = 1 << 20
 
-// errDetectUnchecked is returned for options that ask to detect the
-// partitioner and skip its check at once: detection is the check.
-var errDetectUnchecked = errors.New("partitionindex: OpenOptions: DetectPartitioner and SkipPartitionerCheck cannot be combined")
-
 // Open maps the Partitions.db file at path into memory (mmap where the
 // platform has it, else reads it) and opens it as opts says (see
 // NewIndex). The mapping is released when the index and every reader
@@ -58,9 +47,6 @@ var errDetectUnchecked = errors.New("partitionindex: OpenOptions: DetectPartitio
 // reads one page, not a read-ahead window: a lookup on a cold file reads
 // the pages its path crosses and no others.
 func Open(path string, opts OpenOptions) (*Index, error) {
-	if opts.DetectPartitioner && opts.SkipPartitionerCheck {
-		return nil, errDetectUnchecked
-	}
 	return openFile(path, opts)
 }
 
@@ -69,19 +55,10 @@ func Open(path string, opts OpenOptions) (*Index, error) {
 // opts.Partitioner: the footer's first and last keys, encoded under it,
 // must walk to the trie's first and last entries (two walks). A wrong
 // partitioner is a *PartitionerMismatchError (matching
-// ErrPartitionerMismatch); opts.DetectPartitioner finds the right one. The
-// bytes are used in place and must not change while the index is open.
+// ErrPartitionerMismatch); audit.DetectPartitioner finds the right one.
+// The bytes are used in place and must not change while the index is open.
 func NewIndex(data []byte, opts OpenOptions) (*Index, error) {
-	switch {
-	case opts.DetectPartitioner && opts.SkipPartitionerCheck:
-		return nil, errDetectUnchecked
-	case opts.DetectPartitioner:
-		p, err := DetectPartitioner(data)
-		if err != nil {
-			return nil, err
-		}
-		return newIndexChecked(data, p)
-	case opts.SkipPartitionerCheck:
+	if opts.SkipPartitionerCheck {
 		return newIndexUnchecked(data, opts.Partitioner)
 	}
 	return newIndexChecked(data, opts.Partitioner)

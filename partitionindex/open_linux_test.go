@@ -1,7 +1,7 @@
 package partitionindex
 
 import (
-	"errors"
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -126,18 +126,6 @@ func TestOpenColdReadsLittle(t *testing.T) {
 	}
 }
 
-// Detecting the partitioner is its check, so asking to skip it at once is
-// refused by both constructors, before any file is touched.
-func TestOpenOptionsConflict(t *testing.T) {
-	opts := OpenOptions{DetectPartitioner: true, SkipPartitionerCheck: true}
-	if _, err := Open(filepath.Join(t.TempDir(), "absent"), opts); !errors.Is(err, errDetectUnchecked) {
-		t.Errorf("Open: %v, want errDetectUnchecked", err)
-	}
-	if _, err := NewIndex(nil, opts); !errors.Is(err, errDetectUnchecked) {
-		t.Errorf("NewIndex: %v, want errDetectUnchecked", err)
-	}
-}
-
 // A warm-up larger than the file reads it all and opens it as usual.
 func TestOpenWarmUpWholeFile(t *testing.T) {
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5000, Seed: 3}
@@ -153,4 +141,24 @@ func TestOpenWarmUpWholeFile(t *testing.T) {
 	if ix.Count() != int64(cfg.Count) {
 		t.Errorf("Count = %d, want %d", ix.Count(), cfg.Count)
 	}
+}
+
+// buildIndex builds an index of cfg's keys in memory.
+func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
+	tb.Helper()
+	entries, err := cfg.Generate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
+	for _, e := range entries {
+		if err := addRaw(b, e.Key, e.Pos); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := b.Complete(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }

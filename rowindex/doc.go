@@ -80,9 +80,10 @@
 // is bounds-checked as it is read (the trie package), so no bytes make it
 // panic or loop. Readers are per goroutine and allocate nothing per lookup.
 // Walk is the structural check of a whole Rows.db given its entry
-// positions (the non-negative values of its Partitions.db); Check goes on
-// past a problem, reports each under its rule, and compares every trie
-// byte for byte with the writer's layout of the same separators and
-// payloads at the same position (bti check --rows, with the partition
-// index cross-check of tableindex.CheckRows).
+// positions (the non-negative values of its Partitions.db). The audit
+// package's CheckRows goes on past a problem, reports each under its rule,
+// and compares every trie byte for byte with the writer's layout of the
+// same separators and payloads at the same position (bti check --rows,
+// with the partition index cross-check of audit.CheckTable); it builds on
+// WalkEntry, Partition.Trie, Partition.Info and AppendPayload.
 package rowindex

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -43,8 +44,8 @@ func fuzzSeed(t testing.TB) ([]byte, []int64) {
 }
 
 // FuzzReader opens arbitrary bytes as a Rows.db at an arbitrary entry
-// position and runs every read operation, Walk and Check (whose rebuild
-// reads every node) included: none may panic or loop, and whatever opens
+// position and runs every read operation, Walk and audit.CheckRows (whose
+// rebuild reads every node) included: none may panic or loop, and whatever opens
 // must answer consistently (a floor is found for each probe; iterations
 // end).
 func FuzzReader(f *testing.F) {
@@ -54,8 +55,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(data[:len(data)-3], pos[1], []byte{})
 	f.Fuzz(func(t *testing.T, data []byte, entry int64, probe []byte) {
 		_ = rowindex.Walk(data, []int64{entry}, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
-		if rep := rowindex.Check(data, []int64{entry, entry + 1}, rowindex.CheckOptions{PageSize: 64}); rep.OK() && len(data) > 0 {
-			t.Fatal("Check passed two entries one byte apart")
+		if rep := audit.CheckRows(data, []int64{entry, entry + 1}, audit.Options{PageSize: 64}); rep.OK() && len(data) > 0 {
+			t.Fatal("CheckRows passed two entries one byte apart")
 		}
 		p, err := rowindex.OpenPartition(data, entry, []bytecomparable.Column{{Type: bytecomparable.Int}})
 		if err != nil {
@@ -87,13 +88,13 @@ func FuzzReader(f *testing.F) {
 func TestCorruptEntries(t *testing.T) {
 	data, pos := fuzzSeed(t)
 	undetected := 0
-	defer func() { t.Logf("Check missed %d of %d byte changes", undetected, 3*len(data)) }()
+	defer func() { t.Logf("CheckRows missed %d of %d byte changes", undetected, 3*len(data)) }()
 	for i := range data {
 		for _, x := range []byte{0x01, 0x80, 0xFF} {
 			bad := bytes.Clone(data)
 			bad[i] ^= x
 			_ = rowindex.Walk(bad, pos, func(rowindex.Entry, []rowindex.IndexInfo) error { return nil })
-			if rep := rowindex.Check(bad, pos, rowindex.CheckOptions{}); rep.OK() {
+			if rep := audit.CheckRows(bad, pos, audit.Options{}); rep.OK() {
 				// Only a payload value may change unnoticed: the rebuild
 				// reproduces the damaged bytes, so a block's offset or
 				// deletion, or a separator byte, differs.
@@ -122,8 +123,8 @@ func TestCorruptEntries(t *testing.T) {
 // type, ASC and DESC), sorts them, cuts them into blocks and runs the model
 // check (checkModel: scratch and reference paths give the same bytes, every
 // floor and iteration agrees with the sorted separators, on two page
-// sizes); the file also passes Check, and a writer reused after Reset
-// writes it again byte for byte.
+// sizes); the file also passes audit.CheckRows, and a writer reused after
+// Reset writes it again byte for byte.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("\x03abc\x02ab\x04abcd\x01a\x00\x05zzzzz"), uint8(0))
 	f.Add([]byte("\x00\x00\x00\x01\x00\x00\x00\x02\x80\x00\x00\x00\xff\xff\xff\xff\x7f\xff\xff\xff"), uint8(1))
@@ -183,8 +184,8 @@ func FuzzRoundTrip(f *testing.F) {
 		mc.end = int64(len(encs)) * 100
 		checkModel(t, rand.New(rand.NewPCG(1, 2)), mc)
 		db, res := buildModel(t, mc, rowindex.PathScratch, 0, 1)
-		if rep := rowindex.Check(db, []int64{res.Value}, rowindex.CheckOptions{}); !rep.OK() {
-			t.Fatalf("Check: %v", rep.Problems)
+		if rep := audit.CheckRows(db, []int64{res.Value}, audit.Options{}); !rep.OK() {
+			t.Fatalf("CheckRows: %v", rep.Problems)
 		}
 		var out bytes.Buffer
 		w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})

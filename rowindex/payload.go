@@ -38,6 +38,14 @@ func appendPayload(dst []byte, offset int64, open DeletionTime) ([]byte, byte) {
 	return dst, flags
 }
 
+// AppendPayload appends the payload the writer stores for a block with
+// this offset and open deletion and returns its flags (the layout above),
+// for tools that rebuild a trie from its blocks (the audit package's
+// layout check).
+func AppendPayload(dst []byte, info IndexInfo) ([]byte, byte) {
+	return appendPayload(dst, info.Offset, info.OpenDeletion)
+}
+
 // decodePayload reads a payload written by appendPayload. b runs to the
 // end of the node's segment, so only the needed bytes are checked.
 func decodePayload(flags byte, b []byte) (offset int64, open DeletionTime, reason string) {

@@ -94,6 +94,14 @@ type Reader struct {
 	active bool
 }
 
+// Trie returns the partition's trie, for dumps and audits (the audit
+// package rebuilds it to compare the layout with the writer's).
+func (p *Partition) Trie() *trie.Trie { return p.t }
+
+// Info decodes the payload of the trie node at n: the block it indexes.
+// Nodes come from the trie's walkers and iterators (Trie).
+func (p *Partition) Info(n int64) (IndexInfo, error) { return p.info(n) }
+
 // NewReader returns a Reader over p.
 func (p *Partition) NewReader() *Reader {
 	return &Reader{p: p, w: p.t.Walker()}
@@ -289,7 +297,7 @@ func Walk(data []byte, positions []int64, visit func(e Entry, blocks []IndexInfo
 		if pos < prevEnd {
 			return &CorruptError{Offset: pos, Reason: "entry overlaps the previous one, which ends at " + strconv.FormatInt(prevEnd, 10)}
 		}
-		e, _, bl, err := walkEntry(data, pos, prevEnd, blocks[:0])
+		e, _, bl, err := WalkEntry(data, pos, prevEnd, blocks[:0])
 		blocks = bl
 		if err != nil {
 			return err
@@ -302,10 +310,15 @@ func Walk(data []byte, positions []int64, visit func(e Entry, blocks []IndexInfo
 	return nil
 }
 
-// walkEntry reads the entry at pos, whose trie lies at or after prevEnd
-// (the end of the previous entry), opens the trie over that window alone
-// and lists its blocks into dst, checking what Walk documents.
-func walkEntry(data []byte, pos, prevEnd int64, dst []IndexInfo) (Entry, *Partition, []IndexInfo, error) {
+// WalkEntry is Walk's step for one partition: it reads the entry at pos,
+// whose trie lies at or after prevEnd (the end of the previous entry),
+// opens the trie over that window alone and appends its blocks to dst,
+// checking what Walk documents. It returns what it could read before a
+// problem: the entry (whose End says where the next may start), the
+// partition once its trie opened, and the blocks listed. It is the
+// low-level step of the audit package's Rows.db check, which goes on to
+// the next entry after a problem.
+func WalkEntry(data []byte, pos, prevEnd int64, dst []IndexInfo) (Entry, *Partition, []IndexInfo, error) {
 	e, err := ReadEntry(data, pos)
 	if err != nil {
 		return e, nil, dst, err

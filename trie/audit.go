@@ -1,9 +1,12 @@
 package trie
 
-// Read-side helpers for a structural audit of a trie (partitionindex.Check):
-// the raw facts of one node that a reader does not need but a checker does
-// (the header, the slot count, DENSE holes, the unused nibble of a packed
-// 12-bit area), and the node type the writer would choose.
+// Read-side helpers for a structural audit of a trie (the audit package's
+// CheckPartitions and CheckRows): the raw facts of one node that a reader
+// does not need but a checker does (the header, the slot count, DENSE
+// holes, the unused nibble of a packed 12-bit area), and the node type the
+// writer would choose. They stay here, not in package audit, because they
+// decode nodes with this package's own node view; trie is the layer both
+// audiences build on, and these are its low-level accessors for tools.
 
 // Shape is one decoded node as an audit sees it.
 type Shape struct {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -354,7 +355,7 @@ type viewCheck struct {
 	name string // keys.tsv, for messages
 	ix   *partitionindex.Index
 	rd   *partitionindex.Reader
-	v    *partitionindex.EntryVerifier
+	v    *audit.EntryVerifier
 	cur  []byte // the key being added, for a mismatch's message
 	line int
 	fail error // the first failure
@@ -379,8 +380,8 @@ func newViewCheck(r partialRequest, file []byte, name string) (*viewCheck, error
 	if c.rd, err = ix.OpenReader(); err != nil {
 		return nil, err
 	}
-	c.v, err = ix.NewEntryVerifier(func(m partitionindex.Mismatch) bool {
-		if m.Kind == partitionindex.MismatchGet {
+	c.v, err = audit.NewEntryVerifier(ix, func(m audit.Mismatch) bool {
+		if m.Kind == audit.MismatchGet {
 			c.fail = &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %s, want position %d", r.after, shortHex(c.cur), c.line, describeHit(m.Got, m.Found), m.Want)}
 		} else {
 			c.fail = &checkFailed{fmt.Sprintf("view after key %d: %s", r.after, describeMismatch(m, name, nil))}
@@ -429,7 +430,7 @@ func (c *viewCheck) add(i int, key *partitioner.Key, pos int64) {
 }
 
 func (c *viewCheck) readFailure(err error) error {
-	var ve *partitionindex.VerifyError
+	var ve *audit.VerifyError
 	if errors.As(err, &ve) && ve.Entry >= 0 {
 		return &checkFailed{fmt.Sprintf("view after key %d: key %s (line %d): %v", c.r.after, shortHex(c.cur), c.line, ve.Err)}
 	}

@@ -6,10 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
-	"github.com/bti-go/bti/rowindex"
-	"github.com/bti-go/bti/tableindex"
 	"github.com/bti-go/bti/trie"
 )
 
@@ -63,12 +62,12 @@ func addCheckFlags(fs interface {
 	}
 }
 
-func (f checkFlags) options() (partitionindex.CheckOptions, error) {
-	opts := partitionindex.CheckOptions{PageSize: *f.pageSize, MaxProblems: *f.maxProblems}
+func (f checkFlags) options() (audit.Options, error) {
+	opts := audit.Options{PageSize: *f.pageSize, MaxProblems: *f.maxProblems}
 	switch *f.positions {
 	case "any":
 	case "increasing":
-		opts.Positions = partitionindex.PositionsIncreasing
+		opts.Positions = audit.PositionsIncreasing
 	default:
 		return opts, usagef("--positions %q: want any or increasing", *f.positions)
 	}
@@ -147,7 +146,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 // checked, which counts as one problem).
 type rowsCheck struct {
 	path     string
-	rep      *rowindex.CheckReport
+	rep      *audit.Report
 	unusable error
 }
 
@@ -162,7 +161,7 @@ func (r *rowsCheck) problemCount() int64 {
 
 // checkRowsFile checks the Rows.db at path against ix, reopened under the
 // partitioner its check settled on (lookups decorate the entries' keys).
-func checkRowsFile(path, index string, ix *partitionindex.Index, rep *partitionindex.CheckReport, opts partitionindex.CheckOptions) (_ *rowsCheck, err error) {
+func checkRowsFile(path, index string, ix *partitionindex.Index, rep *audit.Report, opts audit.Options) (_ *rowsCheck, err error) {
 	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
@@ -177,7 +176,7 @@ func checkRowsFile(path, index string, ix *partitionindex.Index, rep *partitioni
 		ix = rix
 	}
 	rows := &rowsCheck{path: path}
-	rows.rep, rows.unusable = tableindex.CheckRows(ix, data, rowindex.CheckOptions{PageSize: opts.PageSize, MaxProblems: opts.MaxProblems})
+	rows.rep, rows.unusable = audit.CheckTable(ix, data, audit.Options{PageSize: opts.PageSize, MaxProblems: opts.MaxProblems})
 	return rows, nil
 }
 
@@ -206,7 +205,7 @@ func writeRowsCheckText(w io.Writer, r *rowsCheck) error {
 
 // partitionerLine says which partitioner the footer's keys were checked
 // under and how it was chosen.
-func partitionerLine(opts partitionindex.CheckOptions, rep *partitionindex.CheckReport) string {
+func partitionerLine(opts audit.Options, rep *audit.Report) string {
 	if !opts.DetectPartitioner {
 		return rep.Partitioner.String()
 	}
@@ -223,7 +222,7 @@ func partitionerLine(opts partitionindex.CheckOptions, rep *partitionindex.Check
 	return "any of " + strings.Join(names, ", ") + " (too few keys to tell)"
 }
 
-func writeCheckText(w io.Writer, name string, opts partitionindex.CheckOptions, rep *partitionindex.CheckReport) error {
+func writeCheckText(w io.Writer, name string, opts audit.Options, rep *audit.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "file:         %s (%d trie bytes)\n", name, rep.Size)
 	fmt.Fprintf(&b, "partitioner:  %s\n", partitionerLine(opts, rep))
@@ -270,17 +269,17 @@ type rowsCheckJSON struct {
 	File       string `json:"file"`
 	OK         bool   `json:"ok"`
 	NotChecked string `json:"not_checked,omitempty"`
-	*rowindex.CheckReport
+	*audit.Report
 }
 
-func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, rep *partitionindex.CheckReport, rows *rowsCheck) error {
+func writeCheckJSON(w io.Writer, name string, opts audit.Options, rep *audit.Report, rows *rowsCheck) error {
 	var fits []string
 	for _, p := range rep.Partitioners {
 		fits = append(fits, p.String())
 	}
 	var rj *rowsCheckJSON
 	if rows != nil {
-		rj = &rowsCheckJSON{File: rows.path, OK: rows.ok(), CheckReport: rows.rep}
+		rj = &rowsCheckJSON{File: rows.path, OK: rows.ok(), Report: rows.rep}
 		if rows.unusable != nil {
 			rj.NotChecked = rows.unusable.Error()
 		}
@@ -291,7 +290,7 @@ func writeCheckJSON(w io.Writer, name string, opts partitionindex.CheckOptions, 
 		Partitioner  string   `json:"partitioner"`
 		Detected     bool     `json:"partitioner_detected"`
 		Partitioners []string `json:"partitioners_fitting_footer"`
-		*partitionindex.CheckReport
+		*audit.Report
 		Rows *rowsCheckJSON `json:"rows,omitempty"`
 	}{name, rep.OK(), rep.Partitioner.String(), opts.DetectPartitioner, fits, rep, rj}
 	enc := json.NewEncoder(w)
@@ -351,9 +350,9 @@ func verifyDeep(index, in, part string, cf checkFlags, stdout, stderr io.Writer)
 	return nil
 }
 
-// checkWithProgress runs partitionindex.Check, showing on a terminal how
+// checkWithProgress runs audit.CheckPartitions, showing on a terminal how
 // far its scan and walk are (a few times a second at most).
-func checkWithProgress(ix *partitionindex.Index, name string, opts partitionindex.CheckOptions, prog *progress) (*partitionindex.CheckReport, error) {
+func checkWithProgress(ix *partitionindex.Index, name string, opts audit.Options, prog *progress) (*audit.Report, error) {
 	if prog.enabled() {
 		opts.Progress = func(phase string, done, total int64) {
 			unit := "bytes"
@@ -364,15 +363,16 @@ func checkWithProgress(ix *partitionindex.Index, name string, opts partitioninde
 		}
 	}
 	defer prog.done()
-	return partitionindex.Check(ix, opts)
+	return audit.CheckPartitions(ix, opts)
 }
 
 // openForCheck opens the index for bti check and verify --deep. Unlike the
 // lookup commands, a partitioner under which the footer's keys do not
-// resolve is not refused: that is one of the problems Check reports. With
-// auto, Check's footer rule picks the partitioner (opts.DetectPartitioner)
-// and the index is opened under Cassandra's default until it has.
-func openForCheck(path, part string, opts *partitionindex.CheckOptions) (*partitionindex.Index, error) {
+// resolve is not refused: that is one of the problems CheckPartitions
+// reports. With auto, its footer rule picks the partitioner
+// (opts.DetectPartitioner) and the index is opened under Cassandra's
+// default until it has.
+func openForCheck(path, part string, opts *audit.Options) (*partitionindex.Index, error) {
 	if err := checkPartitionerFlag(part); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -155,8 +156,8 @@ func parsePartitioner(name string) (partitioner.Partitioner, error) {
 // all of them spell, default and check it alike. A Partitions.db file does
 // not name its partitioner; commands that read an existing index default to
 // "auto", the one partitioner under which the footer's first and last keys
-// resolve to the trie's first and last entries (partitionindex.
-// DetectPartitioner). Commands that write an index must be told.
+// resolve to the trie's first and last entries (audit.DetectPartitioner).
+// Commands that write an index must be told.
 
 // partitionerAuto is the --partitioner value that detects it.
 const partitionerAuto = "auto"
@@ -191,7 +192,7 @@ func openIndex(path, name string) (ix *partitionindex.Index, note string, err er
 		ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: p})
 		return ix, "given", hintMismatch(err)
 	}
-	ix, err = partitionindex.Open(path, partitionindex.OpenOptions{DetectPartitioner: true})
+	ix, err = audit.OpenDetected(path, partitionindex.OpenOptions{})
 	if err == nil {
 		return ix, "detected", nil
 	}
@@ -210,11 +211,11 @@ func choosePartitioner(name string, data []byte) (p partitioner.Partitioner, not
 		p, err := parsePartitioner(name)
 		return p, "given", err == nil, err
 	}
-	p, err = partitionindex.DetectPartitioner(data)
+	p, err = audit.DetectPartitioner(data)
 	switch {
 	case err == nil:
 		return p, "detected", true, nil
-	case errors.Is(err, partitionindex.ErrNoPartitioner):
+	case errors.Is(err, audit.ErrNoPartitioner):
 		return 0, err.Error(), false, nil
 	}
 	if note, ok := assumeDefault(err); ok {
@@ -227,8 +228,8 @@ func choosePartitioner(name string, data []byte) (p partitioner.Partitioner, not
 // or one key fit every partitioner): murmur3, Cassandra's default, is
 // assumed if it fits, and the note says so.
 func assumeDefault(err error) (note string, ok bool) {
-	var de *partitionindex.DetectError
-	if !errors.As(err, &de) || !errors.Is(err, partitionindex.ErrAmbiguousPartitioner) || !slices.Contains(de.Matches, partitioner.Murmur3) {
+	var de *audit.DetectError
+	if !errors.As(err, &de) || !errors.Is(err, audit.ErrAmbiguousPartitioner) || !slices.Contains(de.Matches, partitioner.Murmur3) {
 		return "", false
 	}
 	names := make([]string, len(de.Matches))

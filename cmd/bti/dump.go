@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
@@ -97,7 +98,7 @@ func runDump(args []string, stdout, _ io.Writer) (err error) {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(info)
 	case "hex":
-		err = ix.WriteAnnotated(w)
+		err = audit.WriteAnnotated(w, data)
 	case "dot":
 		if st.Nodes > int64(*maxDot) {
 			return usagef("%s has %d nodes, more than --max-dot-nodes %d: dot output is for small indexes", *index, st.Nodes, *maxDot)
@@ -246,7 +247,7 @@ func writeDot(w io.Writer, ix *partitionindex.Index, name string) error {
 
 // payloadLabel describes a partition-index payload: hash byte and position.
 func payloadLabel(ix *partitionindex.Index, pos int64) string {
-	p, _, err := ix.Payload(pos)
+	p, _, err := audit.Payload(ix, pos)
 	switch {
 	case err != nil:
 		return "payload: " + err.Error()

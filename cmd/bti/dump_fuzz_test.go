@@ -15,7 +15,7 @@ import (
 
 // dumpFormats are the formats FuzzDump runs on every input: each reads the
 // file along its own path (the summary and trie.Dump, the JSON summary,
-// the dot walk with Index.Payload, the annotated hex of WriteAnnotated).
+// the dot walk with audit.Payload, the annotated hex of audit.WriteAnnotated).
 var dumpFormats = []string{"text", "json", "dot", "hex"}
 
 // FuzzDump runs "bti dump" in every format over arbitrary bytes, through

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -39,7 +40,7 @@ func verifyStream(ix *partitionindex.Index, path string, prog *progress, report 
 		return 0, err
 	}
 	defer ks.Close()
-	v, err := ix.NewEntryVerifier(func(m partitionindex.Mismatch) bool {
+	v, err := audit.NewEntryVerifier(ix, func(m audit.Mismatch) bool {
 		return report(describeMismatch(m, path, ks.Key().Raw))
 	})
 	if err != nil {
@@ -60,14 +61,14 @@ func verifyStream(ix *partitionindex.Index, path string, prog *progress, report 
 // verifyHeld is verifyStream for the first n keys of a set already in
 // memory (the demo, build's early-open views).
 func verifyHeld(ix *partitionindex.Index, ks *keySet, n int, report func(string) bool) error {
-	err := ix.VerifyEntries(ks.keys[:n], ks.pos[:n], func(m partitionindex.Mismatch) bool {
+	err := audit.VerifyEntries(ix, ks.keys[:n], ks.pos[:n], func(m audit.Mismatch) bool {
 		var key []byte
-		if m.Kind == partitionindex.MismatchGet {
+		if m.Kind == audit.MismatchGet {
 			key = ks.keys[m.Entry].Raw
 		}
 		return report(describeMismatch(m, ks.name, key))
 	})
-	var ve *partitionindex.VerifyError
+	var ve *audit.VerifyError
 	if errors.As(err, &ve) && ve.Entry >= 0 {
 		return verifyReadError(err, ks.name, ks.keys[ve.Entry].Raw)
 	}
@@ -77,7 +78,7 @@ func verifyHeld(ix *partitionindex.Index, ks *keySet, n int, report func(string)
 // verifyReadError names the key and line of a Get that could not read the
 // index, or says the scan could not.
 func verifyReadError(err error, name string, key []byte) error {
-	var ve *partitionindex.VerifyError
+	var ve *audit.VerifyError
 	switch {
 	case errors.As(err, &ve) && ve.Entry >= 0:
 		return fmt.Errorf("key %s (%s line %d): %w", shortHex(key), name, lineOf(ve.Entry), ve.Err)
@@ -89,21 +90,21 @@ func verifyReadError(err error, name string, key []byte) error {
 
 // describeMismatch says what m means, naming lines of the keys.tsv name;
 // key is entry m.Entry's raw key, needed for MismatchGet.
-func describeMismatch(m partitionindex.Mismatch, name string, key []byte) string {
+func describeMismatch(m audit.Mismatch, name string, key []byte) string {
 	switch m.Kind {
-	case partitionindex.MismatchCount:
+	case audit.MismatchCount:
 		return fmt.Sprintf("footer count is %d, %s has %d keys", m.Got, name, m.Want)
-	case partitionindex.MismatchFirstKey:
+	case audit.MismatchFirstKey:
 		return fmt.Sprintf("footer first key is %s, want %s", shortHex(m.GotKey), shortHex(m.WantKey))
-	case partitionindex.MismatchLastKey:
+	case audit.MismatchLastKey:
 		return fmt.Sprintf("footer last key is %s, want %s", shortHex(m.GotKey), shortHex(m.WantKey))
-	case partitionindex.MismatchGet:
+	case audit.MismatchGet:
 		return fmt.Sprintf("%s line %d: key %s: %s, want position %d", name, lineOf(m.Entry), shortHex(key), describeHit(m.Got, m.Found), m.Want)
-	case partitionindex.MismatchScan:
+	case audit.MismatchScan:
 		return fmt.Sprintf("scan entry %d (line %d) is position %d, want %d", m.Entry, lineOf(m.Entry), m.Got, m.Want)
-	case partitionindex.MismatchScanLong:
+	case audit.MismatchScanLong:
 		return fmt.Sprintf("scan yields more than the %d expected positions (extra %d)", m.Want, m.Got)
-	case partitionindex.MismatchScanShort:
+	case audit.MismatchScanShort:
 		return fmt.Sprintf("scan yields %d positions, want %d", m.Got, m.Want)
 	}
 	return fmt.Sprintf("mismatch %+v", m)

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/rowindex"
@@ -338,7 +340,8 @@ func parseColumns(types, reversed string) ([]bytecomparable.Column, error) {
 	return cols, nil
 }
 
-const rowsDumpUsage = `usage: bti rows dump --rows Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P) [--nodes]
+const rowsDumpUsage = `usage: bti rows dump --rows Rows.db (--entry POS[,POS...] | --partitions Partitions.db --partitioner P)
+                     [--types T1,T2 [--reversed I,J]] [--nodes]
 
 Checks and lists the row index entries of Rows.db: for each entry (from
 --entry, or every non-negative value of a partition index) its key, data
@@ -347,6 +350,18 @@ deletion and the end offset; with --nodes also every node of its trie (as
 bti dump lists them: the separators are the transition bytes on the path to
 each payload node). A structural error (exit 2) names its offset; bti check
 --rows audits the whole file.
+
+With --types (the clustering column types, as bti rows get takes them, and
+--reversed for the DESC ones) each block line also shows its first and last
+clustering decoded, as far as the index knows them: Rows.db stores no
+clustering, only a separator per block, so the line reads
+"first >= S last < T", S the block's separator (a prefix of its first
+clustering's encoding, the partition's start for block 0) and T the next
+one (above its last clustering; for the last block the partition's end key,
+its last clustering nudged up). Each is decoded component by component:
+int and bigint in decimal, text quoted, blob and uuids in hex; a component
+the separator cuts short shows the encoded bytes it keeps, in hex, after
+"~". Memory: the separators of one partition at a time.
 `
 
 func runRowsDump(args []string, stdout io.Writer) (err error) {
@@ -357,12 +372,22 @@ func runRowsDump(args []string, stdout io.Writer) (err error) {
 	partsPath := fs.String("partitions", "", "Partitions.db whose values locate the entries")
 	part := addPartitionerFlag(fs, true)
 	nodes := fs.Bool("nodes", false, "also list every node of each trie")
+	types := fs.String("types", "", "clustering column types, comma-separated: show each block's clustering bounds decoded")
+	reversed := fs.String("reversed", "-", "with --types: indexes of DESC columns, comma-separated, or -")
 	err = parseCommand(fs, args, stdout, "rows")
 	if err != nil {
 		return err
 	}
 	if (*entries == "") == (*partsPath == "") {
 		return usagef("give exactly one of --entry and --partitions")
+	}
+	var cols []bytecomparable.Column
+	if *types != "" {
+		if cols, err = parseColumns(*types, *reversed); err != nil {
+			return err
+		}
+	} else if *reversed != "-" {
+		return usagef("--reversed goes with --types")
 	}
 	var positions []int64
 	if *entries != "" {
@@ -384,22 +409,37 @@ func runRowsDump(args []string, stdout io.Writer) (err error) {
 	}
 	defer unmapAfterSuccess(&err, unmap)
 	w := bufio.NewWriter(stdout)
+	var seps []audit.RowBlock
 	err = rowindex.Walk(data, positions, func(e rowindex.Entry, blocks []rowindex.IndexInfo) error {
 		fmt.Fprintf(w, "entry %d key %x data %d root %d blocks %d deletion %s\n", e.Position, e.Key, e.DataPosition, e.Root, e.Blocks, e.Deletion)
+		var p *rowindex.Partition
+		if cols != nil || *nodes {
+			// Walk has checked this trie within its part of the file.
+			if p, err = rowindex.OpenPartition(data, e.Position, cols); err != nil {
+				return err
+			}
+		}
+		if cols != nil {
+			if seps, err = audit.RowBlocks(seps[:0], p); err != nil {
+				return err
+			}
+			if len(seps) != len(blocks) {
+				return fmt.Errorf("entry %d: %d separators for %d blocks and the end", e.Position, len(seps), len(blocks))
+			}
+		}
 		for i, b := range blocks {
 			if b.End {
 				fmt.Fprintf(w, "  end    offset %d\n", b.Offset)
 				continue
 			}
-			fmt.Fprintf(w, "  block %d offset %d open %s\n", i, b.Offset, b.OpenDeletion)
+			fmt.Fprintf(w, "  block %d offset %d open %s", i, b.Offset, b.OpenDeletion)
+			if cols != nil {
+				fmt.Fprintf(w, " first >= %s last < %s", describeSeparator(cols, seps[i].Separator), describeSeparator(cols, seps[i+1].Separator))
+			}
+			fmt.Fprintln(w)
 		}
 		if !*nodes {
 			return nil
-		}
-		// Walk has checked this trie within its part of the file.
-		p, err := rowindex.OpenPartition(data, e.Position, nil)
-		if err != nil {
-			return err
 		}
 		return p.Dump(w)
 	})
@@ -410,6 +450,85 @@ func runRowsDump(args []string, stdout io.Writer) (err error) {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
 	return nil
+}
+
+// describeSeparator decodes a row index separator under cols: the
+// components it holds whole, in parentheses (decimal for int and bigint,
+// quoted text, hex otherwise), then "~" and the hex of a component it cuts
+// short; the empty separator is the partition's start. A separator is a
+// prefix of a clustering's byte-comparable encoding, cut one byte past the
+// previous block's last clustering (and that byte may lie between the two),
+// so a whole component is a bound of the block's first clustering's.
+func describeSeparator(cols []bytecomparable.Column, sep []byte) string {
+	if len(sep) == 0 {
+		return "(start)"
+	}
+	var parts []string
+	pos := 0
+	for pos < len(sep) {
+		b := sep[pos]
+		switch {
+		case b == bytecomparable.Terminator || b == bytecomparable.LtNextComponent || b == bytecomparable.GtNextComponent:
+			pos = len(sep) // the clustering or bound ends here
+			continue
+		case len(parts) == len(cols):
+			parts = append(parts, "~"+hex.EncodeToString(sep[pos:]))
+			pos = len(sep)
+			continue
+		case b == bytecomparable.NextComponentEmpty || b == bytecomparable.NextComponentEmptyReversed:
+			parts = append(parts, "empty")
+			pos++
+			continue
+		}
+		c := cols[len(parts)]
+		v, n, err := bytecomparable.DecodeValue(nil, c, sep[pos+1:])
+		if b != bytecomparable.NextComponent || err != nil {
+			parts = append(parts, describeCut(c, sep[pos:]))
+			break
+		}
+		parts = append(parts, formatValue(c.Type, v))
+		pos += 1 + n
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// describeCut shows a component the separator cuts short (enc starts with
+// its separator byte): a text or blob value's bytes so far (quoted text,
+// hex blob) followed by "…", where they hold no escaped zero; otherwise
+// "~" and the hex of the encoded bytes kept after the separator byte.
+func describeCut(c bytecomparable.Column, enc []byte) string {
+	kept := enc
+	if enc[0] == bytecomparable.NextComponent {
+		kept = enc[1:]
+	}
+	if c.Type == bytecomparable.Text || c.Type == bytecomparable.Blob {
+		raw := bytes.Clone(kept)
+		if c.Desc {
+			for i := range raw {
+				raw[i] = ^raw[i] // DESC components are stored inverted
+			}
+		}
+		if bytes.IndexByte(raw, 0) < 0 {
+			if c.Type == bytecomparable.Text {
+				return strconv.Quote(string(raw)) + "…"
+			}
+			return hex.EncodeToString(raw) + "…"
+		}
+	}
+	return "~" + hex.EncodeToString(kept)
+}
+
+// formatValue shows a serialized clustering value of type t.
+func formatValue(t bytecomparable.CQLType, v []byte) string {
+	switch {
+	case t == bytecomparable.Int && len(v) == 4:
+		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(v))), 10)
+	case t == bytecomparable.BigInt && len(v) == 8:
+		return strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10)
+	case t == bytecomparable.Text:
+		return strconv.Quote(string(v))
+	}
+	return hex.EncodeToString(v)
 }
 
 // rowEntryPositions lists the non-negative values of a partition index.

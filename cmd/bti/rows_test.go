@@ -60,6 +60,66 @@ partition	6b31	100	5000	-
 00000004:	00000005:7a	3000	-
 `
 
+// TestRowsDumpTypes: with --types each block line shows the clustering
+// bounds its separators give, decoded. smallRows' blocks end at (2, b) and
+// (3, a) and start at (3, c) and (4, empty): the separators cut after the int
+// component, at 3 and 4 (the previous last's int plus one); the end key is
+// the last clustering (5, z) nudged to 6 at that depth.
+func TestRowsDumpTypes(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rows.tsv")
+	writeFile(t, in, smallRows)
+	out := filepath.Join(dir, "Rows.db")
+	res := filepath.Join(dir, "RESULT")
+	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--result", res))
+	entry := strings.Fields(strings.Split(string(readBytes(t, res)), "\n")[1])[1]
+	r := bti("rows", "dump", "--rows", out, "--entry", entry, "--types", "int,text", "--reversed", "1")
+	requireCode(t, 0, r)
+	assert.Equal(t, "entry "+entry+" key 6b31 data 100 root 35 blocks 3 deletion -\n"+
+		"  block 0 offset 10 open - first >= (start) last < (3)\n"+
+		"  block 1 offset 2000 open 5,6 first >= (3) last < (4)\n"+
+		"  block 2 offset 3000 open - first >= (4) last < (6)\n"+
+		"  end    offset 5000\n", r.stdout)
+	// --nodes still follows the blocks.
+	r = bti("rows", "dump", "--rows", out, "--entry", entry, "--types", "int32,utf8", "--reversed", "1", "--nodes")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "last < (6)\n  end    offset 5000\n@")
+
+	// A separator cut inside a text component: the golden composite case's
+	// first blocks end at (-50, "name-2110yyy") and (-50, "name-4449yyy")
+	// and start at (-50, "name-2880yyyy") and (-50, "name-4783yy"): the
+	// separators keep "name-22" and "name-45", each between the two.
+	found := false
+	for _, c := range golden.RowsCases(t) {
+		if c.Name != "int32-utf8-500" {
+			continue
+		}
+		found = true
+		pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
+		rows := filepath.Join(dir, "golden-Rows.db")
+		require.NoError(t, os.WriteFile(rows, c.RowsDB(t), 0o644))
+		r := bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
+		requireCode(t, 0, r)
+		assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
+			"  block 1 offset 20150 open - first >= (-50, \"name-22\"…) last < (-50, \"name-45\"…)\n")
+		assert.Equal(t, 501, strings.Count(r.stdout, "first >= ")+1, "every block but the end has its bounds")
+	}
+	require.True(t, found, "golden-rows case int32-utf8-500")
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"rows", "dump", "--rows", out, "--entry", entry, "--reversed", "1"}, "--reversed goes with --types"},
+		{[]string{"rows", "dump", "--rows", out, "--entry", entry, "--types", "float"}, "unknown clustering type"},
+		{[]string{"rows", "dump", "--rows", out, "--entry", entry, "--types", "int", "--reversed", "2"}, "--reversed"},
+	} {
+		r := bti(tc.args...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.msg)
+	}
+}
+
 func TestRowsGetAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "rows.tsv")

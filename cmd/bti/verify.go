@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -105,7 +106,7 @@ func hintPartitioner(err error, index, given string) error {
 	if perr != nil {
 		return err
 	}
-	ix, derr := partitionindex.Open(index, partitionindex.OpenOptions{DetectPartitioner: true})
+	ix, derr := audit.OpenDetected(index, partitionindex.OpenOptions{})
 	if derr != nil {
 		return err
 	}

@@ -4,7 +4,8 @@
 // Murmur3 partitions, opens it, and checks every lookup, a scan and the
 // ordered lookups against what it wrote; then (table.go) it writes both
 // index files of a table through tableindex and checks that every
-// partition and every row's block is found. CI runs it (.ci/run), so a change
+// partition and every row's block is found, and (audit.go) audits both
+// files as a tool would. CI runs it (.ci/run), so a change
 // that breaks the public API or the module's requirements for a consumer
 // fails there.
 package main

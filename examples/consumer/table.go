@@ -49,7 +49,10 @@ func runTable(dir string) error {
 	if err := writeTable(partsPath, rowsPath, parts); err != nil {
 		return err
 	}
-	return checkTable(partsPath, rowsPath, parts)
+	if err := checkTable(partsPath, rowsPath, parts); err != nil {
+		return err
+	}
+	return auditTable(partsPath, rowsPath)
 }
 
 // widePartitions makes n text keys in Murmur3 order with 1 to 4 blocks.

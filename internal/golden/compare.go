@@ -23,7 +23,7 @@ const EnvRequire = "BTI_REQUIRE_GOLDEN"
 const EnvOut = "BTI_GOLDEN_OUT"
 
 // Annotator writes an annotated dump of a file, one "from-to  hex  comment"
-// line per item, as partitionindex's Index.WriteAnnotated does. It may fail
+// line per item, as audit.WriteAnnotated does. It may fail
 // on the bytes a broken writer produced; Compare then falls back to hex.
 type Annotator func(data []byte, w io.Writer) error
 

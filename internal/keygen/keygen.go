@@ -110,7 +110,7 @@ type Config struct {
 	KeyLenMin, KeyLenMax int
 	// PositionsIncreasing drops the outliers, so that row-index positions
 	// and data positions each strictly increase with key order, as an
-	// sstable writer records them (partitionindex.PositionsIncreasing).
+	// sstable writer records them (audit.PositionsIncreasing).
 	PositionsIncreasing bool
 }
 

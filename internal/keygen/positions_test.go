@@ -7,7 +7,7 @@ import (
 )
 
 // With PositionsIncreasing, both position streams strictly increase in key
-// order (what partitionindex.PositionsIncreasing checks); the default has
+// order (what audit.PositionsIncreasing checks); the default has
 // outliers that break it.
 func TestPositionsIncreasing(t *testing.T) {
 	for _, increasing := range []bool{false, true} {

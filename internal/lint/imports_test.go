@@ -21,15 +21,19 @@ const module = "github.com/bti-go/bti"
 // the external packages in runtimeDeps). The layers follow the data flow:
 // encoding, then keys, then the trie, then the file.
 var library = map[string][]string{
-	"bytecomparable":      nil,
-	"ring":                nil,
-	"internal/invariants": nil,
-	"internal/indexfile":  nil,
-	"partitioner":         {"bytecomparable"},
-	"trie":                {"internal/indexfile", "internal/invariants"},
-	"partitionindex":      {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
-	"rowindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
-	"tableindex":          {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
+	"bytecomparable":            nil,
+	"ring":                      nil,
+	"internal/invariants":       nil,
+	"internal/indexfile":        nil,
+	"internal/partitionpayload": nil,
+	"partitioner":               {"bytecomparable"},
+	"trie":                      {"internal/indexfile", "internal/invariants"},
+	"partitionindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionpayload"},
+	"rowindex":                  {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
+	"tableindex":                {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
+	// The tools' audience (style guide point 4): built on the engine
+	// packages, imported by none of them (no entry above lists it).
+	"audit": {"bytecomparable", "partitioner", "partitionindex", "rowindex", "trie", "internal/indexfile", "internal/partitionpayload"},
 }
 
 // tooling lists packages that exist for the command and the tests; no
@@ -137,6 +141,14 @@ func TestImportRules(t *testing.T) {
 		"partitionindex " + module + "/internal/keygen bad",
 		"partitionindex " + module + "/trie ok",
 		"trie " + module + "/partitionindex bad",
+		"partitionindex " + module + "/audit bad",
+		"rowindex " + module + "/audit bad",
+		"tableindex " + module + "/audit bad",
+		"trie " + module + "/audit bad",
+		"audit " + module + "/partitionindex ok",
+		"audit " + module + "/rowindex ok",
+		"audit " + module + "/cmd/bti bad",
+		"cmd/bti " + module + "/audit ok",
 		"bytecomparable " + module + "/partitioner bad",
 		"cmd/bti " + module + "/internal/keygen ok",
 		"cmd/bti github.com/blevesearch/vellum bad",

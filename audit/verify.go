@@ -1,10 +1,11 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
 	"fmt"
 
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // MismatchKind says how an index disagrees with its entries.
@@ -38,7 +39,8 @@ type Mismatch struct {
 }
 
 // VerifyError is a read error VerifyEntries met: Entry is the entry whose
-// Get failed, or -1 for the scan. Err is usually a *CorruptError.
+// Get failed, or -1 for the scan. Err is usually a
+// *partitionindex.CorruptError.
 type VerifyError struct {
 	Entry int
 	Err   error
@@ -53,7 +55,7 @@ func (e *VerifyError) Error() string {
 
 func (e *VerifyError) Unwrap() error { return e.Err }
 
-// VerifyEntries checks the index against the entries it was built from
+// VerifyEntries checks the index ix against the entries it was built from
 // (keys in order, with their positions), as an EntryVerifier fed with them
 // does: the footer's count and first and last keys, that Get finds every
 // key at its position, and that a forward scan yields exactly the positions
@@ -64,8 +66,8 @@ func (e *VerifyError) Unwrap() error { return e.Err }
 // It is the routine behind the demo, "bti build"'s check of early-open
 // views and the tests that hold a file's entries; "bti verify" streams its
 // keys through an EntryVerifier instead.
-func (ix *Index) VerifyEntries(keys []partitioner.Key, positions []int64, report func(Mismatch) bool) error {
-	v, err := ix.NewEntryVerifier(report)
+func VerifyEntries(ix *partitionindex.Index, keys []partitioner.Key, positions []int64, report func(Mismatch) bool) error {
+	v, err := NewEntryVerifier(ix, report)
 	if err != nil {
 		return err
 	}
@@ -91,10 +93,10 @@ func (ix *Index) VerifyEntries(keys []partitioner.Key, positions []int64, report
 // (the rest would only repeat it, shifted), and when both footer keys are
 // wrong only the first is reported.
 type EntryVerifier struct {
-	ix      *Index
-	get     *Reader
-	scanRd  *Reader
-	scan    *Iterator
+	ix      *partitionindex.Index
+	get     *partitionindex.Reader
+	scanRd  *partitionindex.Reader
+	scan    *partitionindex.Iterator
 	report  func(Mismatch) bool
 	n       int64  // entries added
 	last    []byte // the last entry's key
@@ -106,10 +108,10 @@ type EntryVerifier struct {
 	firstBad  bool // the footer's first key was reported wrong
 }
 
-// NewEntryVerifier starts a verification; report is called for every
+// NewEntryVerifier starts a verification of ix; report is called for every
 // mismatch and ends it by returning false. Close releases its Readers
 // (Finish does too).
-func (ix *Index) NewEntryVerifier(report func(Mismatch) bool) (*EntryVerifier, error) {
+func NewEntryVerifier(ix *partitionindex.Index, report func(Mismatch) bool) (*EntryVerifier, error) {
 	get, err := ix.OpenReader()
 	if err != nil {
 		return nil, err

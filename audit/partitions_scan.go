@@ -1,6 +1,10 @@
-package partitionindex
+package audit
 
-import "github.com/bti-go/bti/trie"
+import (
+	"github.com/bti-go/bti/internal/indexfile"
+	"github.com/bti-go/bti/internal/partitionpayload"
+	"github.com/bti-go/bti/trie"
+)
 
 // The linear scan. Nodes are self-delimiting (the header gives the fixed
 // part, the payload flags the payload's length) and a zero byte is never a
@@ -19,7 +23,7 @@ func (c *checker) segmentBytes(pos int64) []byte {
 
 // isEmptyRoot: the one node with a zero header, the root of an empty index.
 func (c *checker) isEmptyRoot(pos int64) bool {
-	return pos == c.ix.v.root && c.ix.v.count == 0
+	return pos == c.ix.Root() && c.ix.Count() == 0
 }
 
 func (c *checker) scan() error {
@@ -35,7 +39,7 @@ func (c *checker) scan() error {
 	if c.scanBroken {
 		return nil
 	}
-	root := c.ix.v.root
+	root := c.ix.Root()
 	segEnd := c.fileEnd
 	if c.src.Tail != nil && c.end > c.cutoff {
 		segEnd = c.end
@@ -97,15 +101,6 @@ func (c *checker) padding(n int64) {
 	}
 }
 
-// payloadLength is the length of a payload with these flags: a hash byte
-// and flags-7 position bytes for 8..15, flags bytes for the hash-less 1..7.
-func payloadLength(flags uint8) int64 {
-	if flags >= flagHasHashByte {
-		return int64(flags) - 6
-	}
-	return int64(flags)
-}
-
 // scanNode checks the node at p (b: its segment from p on) and returns its
 // size with payload; ok is false when it cannot be sized.
 func (c *checker) scanNode(p int64, b []byte, paged bool) (int64, bool) {
@@ -115,7 +110,7 @@ func (c *checker) scanNode(p int64, b []byte, paged bool) (int64, bool) {
 		c.scanFailedNode = p
 		return 0, false
 	}
-	size := int64(s.FixedSize) + payloadLength(s.Flags)
+	size := int64(s.FixedSize) + partitionpayload.Length(s.Flags)
 	if size > int64(len(b)) {
 		c.problem(p, p, RulePayload, "%s with payload flags %d needs %d bytes, only %d left in its segment", trie.TypeName(s.Type), s.Flags, size, len(b))
 		c.scanFailedNode = p
@@ -180,16 +175,16 @@ func (c *checker) nodeRules(s *trie.Shape, node []byte) {
 		c.problem(p, p, RulePayload, "payload flags %d on a node with children (entries are leaves)", s.Flags)
 	case len(kids) == 0 && s.Flags == 0:
 		c.problem(p, p, RulePayload, "leaf without payload")
-	case len(kids) == 0 && s.Flags < flagHasHashByte:
+	case len(kids) == 0 && s.Flags < partitionpayload.FlagHasHash:
 		c.problem(p, p, RulePayload, "payload flags %d: the writer always stores a hash byte (flags 8..15)", s.Flags)
 	case len(kids) == 0:
-		_, _, v, ok := decodePayload(s.Flags, node[s.FixedSize:])
+		_, _, v, ok := partitionpayload.Decode(s.Flags, node[s.FixedSize:])
 		if !ok {
 			break // sized above, cannot happen
 		}
-		if v == notFound {
+		if v == indexfile.NotFound {
 			c.problem(p, p, RulePayload, "position %d is Cassandra's not-found marker", v)
-		} else if n := positionSize(v); n != int(s.Flags)-7 {
+		} else if n := partitionpayload.PositionSize(v); n != int(s.Flags)-7 {
 			c.problem(p, p, RulePayload, "position %d stored in %d bytes, the writer uses %d", v, int(s.Flags)-7, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package tableindex
+package audit
 
 import (
 	"fmt"
@@ -7,17 +7,14 @@ import (
 	"github.com/bti-go/bti/rowindex"
 )
 
-// RulePartitionIndex is the rule CheckRows adds to rowindex.Check's: the
-// partition index maps each entry's key to that entry.
-const RulePartitionIndex = "partition-index"
-
-// CheckRows audits rows, a Rows.db, against ix, the Partitions.db written
+// CheckTable audits rows, a Rows.db, against ix, the Partitions.db written
 // beside it: the entries are at the non-negative values of ix, and
-// rowindex.Check checks them and the file; moreover each entry's key,
+// CheckRows checks them and the file; moreover each entry's key,
 // looked up in ix under its partitioner, must give that entry's position
 // (RulePartitionIndex), as BtiTableReader relies on. opts.Visit, if set,
-// is called after that rule. An error means ix could not be read.
-func CheckRows(ix *partitionindex.Index, rows []byte, opts rowindex.CheckOptions) (*rowindex.CheckReport, error) {
+// is called after that rule. An error means ix could not be read. ix
+// itself is checked by CheckPartitions.
+func CheckTable(ix *partitionindex.Index, rows []byte, opts Options) (*Report, error) {
 	r, err := ix.OpenReader()
 	if err != nil {
 		return nil, err
@@ -35,7 +32,7 @@ func CheckRows(ix *partitionindex.Index, rows []byte, opts rowindex.CheckOptions
 	}
 	p := ix.Partitioner()
 	visit := opts.Visit
-	opts.Visit = func(e rowindex.Entry, blocks []rowindex.IndexInfo) (string, string) {
+	opts.Visit = func(e rowindex.Entry, blocks []rowindex.IndexInfo) (Rule, string) {
 		key := p.Decorate(e.Key)
 		pos, ok, err := r.Get(&key)
 		switch {
@@ -52,5 +49,5 @@ func CheckRows(ix *partitionindex.Index, rows []byte, opts rowindex.CheckOptions
 		}
 		return "", ""
 	}
-	return rowindex.Check(rows, positions, opts), nil
+	return CheckRows(rows, positions, opts), nil
 }

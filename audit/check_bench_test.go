@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // buildIndex builds an index of cfg's keys in memory.
@@ -21,16 +22,16 @@ func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
 	entries, err := cfg.Generate()
 	require.NoError(tb, err)
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: cfg.Partitioner})
 	for _, e := range entries {
-		require.NoError(tb, addRaw(b, e.Key, e.Pos))
+		require.NoError(tb, addRaw(b, cfg.Partitioner, e.Key, e.Pos))
 	}
 	_, err = b.Complete()
 	require.NoError(tb, err)
 	return buf.Bytes()
 }
 
-// Check allocates O(depth), not O(keys): the same few allocations for
+// CheckPartitions allocates O(depth), not O(keys): the same few allocations for
 // 1,000 keys as for 100,000 (a report, histograms, the walk's frames).
 func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
@@ -38,24 +39,24 @@ func TestCheckAllocatesByDepthNotKeys(t *testing.T) {
 	}
 	allocs := func(n int) float64 {
 		cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 5, PositionsIncreasing: true}
-		ix, err := NewIndex(buildIndex(t, cfg), OpenOptions{Partitioner: cfg.Partitioner})
+		ix, err := partitionindex.NewIndex(buildIndex(t, cfg), partitionindex.OpenOptions{Partitioner: cfg.Partitioner})
 		require.NoError(t, err)
 		return testing.AllocsPerRun(3, func() {
-			rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing})
+			rep, err := CheckPartitions(ix, Options{Positions: PositionsIncreasing})
 			if err != nil || !rep.OK() {
 				t.Fatalf("check: %v %+v", err, rep.Problems)
 			}
 		})
 	}
 	small, large := allocs(1_000), allocs(100_000)
-	t.Logf("allocations per Check: %.0f for 1,000 keys, %.0f for 100,000", small, large)
+	t.Logf("allocations per CheckPartitions: %.0f for 1,000 keys, %.0f for 100,000", small, large)
 	require.LessOrEqual(t, large, small+8, "allocations must not grow with the key count")
 	require.Less(t, large, 100.0)
 }
 
-// BenchmarkCheck: a full Check of a 1,000,000-key Murmur3 index.
+// BenchmarkCheck: a full CheckPartitions of a 1,000,000-key Murmur3 index.
 //
-//	go test ./partitionindex -run XXX -bench 'Check/' -benchtime 5x
+//	go test ./audit -run XXX -bench 'BenchmarkCheck/' -benchtime 5x
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run("keys="+strconv.Itoa(n)+"/set=murmur3-uuid", func(b *testing.B) {
@@ -64,12 +65,12 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 1, PositionsIncreasing: true}
 			data := buildIndex(b, cfg)
-			ix, err := NewIndex(data, OpenOptions{Partitioner: cfg.Partitioner})
+			ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: cfg.Partitioner})
 			require.NoError(b, err)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing})
+				rep, err := CheckPartitions(ix, Options{Positions: PositionsIncreasing})
 				if err != nil || !rep.OK() {
 					b.Fatalf("check: %v %+v", err, rep.Problems)
 				}
@@ -79,9 +80,11 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
-// readFuzzCorpus reads a committed corpus of one []byte argument.
+// readFuzzCorpus reads a committed corpus of one []byte argument of
+// partitionindex's fuzz targets (its reader corpus is the input the audit
+// fuzz targets start from too).
 func readFuzzCorpus(tb testing.TB, name string) [][]byte {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "fuzz", name, "*"))
+	paths, _ := filepath.Glob(filepath.Join("..", "partitionindex", "testdata", "fuzz", name, "*"))
 	var out [][]byte
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -97,12 +100,12 @@ func readFuzzCorpus(tb testing.TB, name string) [][]byte {
 	return out
 }
 
-// FuzzCheck: Check never panics and always finishes within its default
+// FuzzCheck: CheckPartitions never panics and always finishes within its default
 // budget (linear work), on the reader fuzz corpus and the golden files.
 // While fuzzing, seeds stay small (the engine minimizes every new
 // interesting input, for up to -fuzzminimizetime each):
 //
-//	go test ./partitionindex -run XXX -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 5s
+//	go test ./audit -run XXX -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 5s
 func FuzzCheck(f *testing.F) {
 	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
 	limit := 64 << 10
@@ -119,14 +122,14 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-			ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
+			ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 			if err != nil {
 				continue
 			}
-			for _, opts := range []CheckOptions{{Positions: PositionsIncreasing}, {PageSize: 64, DetectPartitioner: true, MaxProblems: 3}} {
-				rep, err := Check(ix, opts)
+			for _, opts := range []Options{{Positions: PositionsIncreasing}, {PageSize: 64, DetectPartitioner: true, MaxProblems: 3}} {
+				rep, err := CheckPartitions(ix, opts)
 				if err != nil {
-					t.Fatalf("Check gave up on %d bytes: %v", len(data), err)
+					t.Fatalf("CheckPartitions gave up on %d bytes: %v", len(data), err)
 				}
 				if int64(len(rep.Problems)) > rep.ProblemCount || len(rep.Problems) > max(opts.MaxProblems, 100) {
 					t.Fatalf("%d problems kept of %d", len(rep.Problems), rep.ProblemCount)

@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
@@ -13,22 +13,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
 )
 
 // The detection table (issue 10): single-byte changes to an index, each
-// classified as detected (the file does not open, or Check reports a
+// classified as detected (the file does not open, or CheckPartitions reports a
 // problem), undetected and harmless (every lookup answer is still right) or
 // undetected and harmful. Print the full table with
 //
-//	go test ./partitionindex -run TestCheckDetectionTable -v -detect.samples 100000
+//	go test ./audit -run TestCheckDetectionTable -v -detect.samples 100000
 //
 // (-detect.samples 0 tries all 255 alternatives of every byte;
 // -detect.baseline adds what a reader alone lets through silently).
 var (
 	detectSamples  = flag.Int("detect.samples", 3000, "single-byte changes per index in TestCheckDetectionTable (0: every byte, all 255 alternatives)")
-	detectBaseline = flag.Bool("detect.baseline", false, "TestCheckDetectionTable: also count changes that answer wrong with no error when Check is not run")
+	detectBaseline = flag.Bool("detect.baseline", false, "TestCheckDetectionTable: also count changes that answer wrong with no error when CheckPartitions is not run")
 )
 
 // Byte regions of a clean file, to split the table by.
@@ -49,7 +51,7 @@ var regionNames = [numRegions]string{"node (not transitions)", "transition", "ha
 // lookup, the scan, the count or the footer's keys answer differently.
 type detectRow struct {
 	changes int
-	// detected: the copy does not open or Check reports a problem;
+	// detected: the copy does not open or CheckPartitions reports a problem;
 	// detectedHarmless of those altered no answer (padding, an unused
 	// nibble).
 	detected, detectedHarmless int
@@ -61,7 +63,7 @@ type detectRow struct {
 	// without the keys can tell it from a clean one.
 	writerIdentical int
 	// silent (with -detect.baseline): the file opens and some answer is
-	// wrong with no error, Check aside: what a reader alone lets through.
+	// wrong with no error, CheckPartitions aside: what a reader alone lets through.
 	silent int
 }
 
@@ -101,9 +103,9 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 	require.NoError(t, err)
 	f := &detectFixture{part: cfg.Partitioner}
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner})
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: cfg.Partitioner})
 	for _, e := range entries {
-		require.NoError(t, addRaw(b, e.Key, e.Pos))
+		require.NoError(t, addRaw(b, cfg.Partitioner, e.Key, e.Pos))
 		f.keys = append(f.keys, cfg.Partitioner.Decorate(e.Key))
 		f.pos = append(f.pos, e.Pos)
 	}
@@ -111,9 +113,9 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 	require.NoError(t, err)
 	f.file = buf.Bytes()
 
-	ix, err := NewIndex(f.file, OpenOptions{Partitioner: f.part})
+	ix, err := partitionindex.NewIndex(f.file, partitionindex.OpenOptions{Partitioner: f.part})
 	require.NoError(t, err)
-	requireClean(t, ix, CheckOptions{Positions: PositionsIncreasing}, "fixture")
+	requireClean(t, ix, Options{Positions: PositionsIncreasing}, "fixture")
 	f.regions = make([]uint8, len(f.file))
 	for i := range f.regions {
 		f.regions[i] = regionPadding
@@ -153,7 +155,7 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 				f.regions[pos+2+int64(i)] = regionTransition
 			}
 		}
-		if flags >= flagHasHashByte {
+		if flags >= partitionpayload.FlagHasHash {
 			f.regions[end] = regionHash
 			for i := range int64(flags) - 7 {
 				f.regions[end+1+i] = regionPosition
@@ -177,7 +179,7 @@ func newDetectFixture(t testing.TB, cfg keygen.Config) *detectFixture {
 // keys), and whether some lookup returned an error, after a change at off
 // (only the Gets that read off are made). With stop it returns
 // at the first wrong answer (errored is then only what was seen so far).
-func (f *detectFixture) answers(ix *Index, off int, stop bool) (right, errored bool) {
+func (f *detectFixture) answers(ix *partitionindex.Index, off int, stop bool) (right, errored bool) {
 	right = ix.Count() == int64(len(f.keys)) && bytes.Equal(ix.FirstKey(), f.keys[0].Raw) && bytes.Equal(ix.LastKey(), f.keys[len(f.keys)-1].Raw)
 	if !right && stop {
 		return false, false
@@ -214,7 +216,7 @@ func (f *detectFixture) answers(ix *Index, off int, stop bool) (right, errored b
 }
 
 // answersRight: every answer right and no lookup error.
-func (f *detectFixture) answersRight(ix *Index, off int) bool {
+func (f *detectFixture) answersRight(ix *partitionindex.Index, off int) bool {
 	right, errored := f.answers(ix, off, true)
 	return right && !errored
 }
@@ -226,7 +228,7 @@ func (f *detectFixture) classify(scratch []byte, off int, v byte) (o detectRow) 
 	scratch[off] = v
 	defer func() { scratch[off] = old }()
 	o.changes = 1
-	ix, err := NewIndex(scratch, OpenOptions{Partitioner: f.part, SkipPartitionerCheck: true}) // as bti check opens: a footer mismatch is a finding
+	ix, err := partitionindex.NewIndex(scratch, partitionindex.OpenOptions{Partitioner: f.part, SkipPartitionerCheck: true}) // as bti check opens: a footer mismatch is a finding
 	if err != nil {
 		o.detected = 1 // does not open: every answer is lost
 		return o
@@ -237,7 +239,7 @@ func (f *detectFixture) classify(scratch []byte, off int, v byte) (o detectRow) 
 			o.silent = 1
 		}
 	}
-	rep, err := Check(ix, CheckOptions{Positions: PositionsIncreasing, MaxProblems: 1})
+	rep, err := CheckPartitions(ix, Options{Positions: PositionsIncreasing, MaxProblems: 1})
 	altered := !f.answersRight(ix, off)
 	switch {
 	case err != nil || !rep.OK():
@@ -249,25 +251,26 @@ func (f *detectFixture) classify(scratch []byte, off int, v byte) (o detectRow) 
 		o.harmless = 1
 	default:
 		o.harmful = 1
-		if f.writerIdentical(ix) {
+		if f.writerIdentical(ix, scratch) {
 			o.writerIdentical = 1
 		}
 	}
 	return o
 }
 
-// writerIdentical reports whether the trie of ix is byte for byte what the
-// writer writes for the entries it lists (their paths and payloads in scan
-// order), with the same root and the footer's keys right after it.
-func (f *detectFixture) writerIdentical(ix *Index) bool {
-	b, root, ok := rebuildTrie(ix)
-	return ok && root == ix.Root() && ix.FirstKeyPos() == int64(len(b)) && bytes.Equal(b, ix.data[:len(b)])
+// writerIdentical reports whether the trie of ix, opened over data, is
+// byte for byte what the writer writes for the entries it lists (their
+// paths and payloads in scan order), with the same root and the footer's
+// keys right after it.
+func (f *detectFixture) writerIdentical(ix *partitionindex.Index, data []byte) bool {
+	b, root, ok := rebuildTrie(ix, data)
+	return ok && root == ix.Root() && ix.FirstKeyPos() == int64(len(b)) && bytes.Equal(b, data[:len(b)])
 }
 
-// rebuildTrie lists the entries of ix in order (depth first, an explicit
-// stack) and writes them again with the trie writer; ok is false when the
-// trie cannot be walked or written.
-func rebuildTrie(ix *Index) (file []byte, root int64, ok bool) {
+// rebuildTrie lists the entries of ix (opened over data) in order (depth
+// first, an explicit stack) and writes them again with the trie writer; ok
+// is false when the trie cannot be walked or written.
+func rebuildTrie(ix *partitionindex.Index, data []byte) (file []byte, root int64, ok bool) {
 	type frame struct {
 		pos  int64
 		path []byte
@@ -279,15 +282,15 @@ func rebuildTrie(ix *Index) (file []byte, root int64, ok bool) {
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if err := ix.Trie().Shape(f.pos, &s); err != nil || len(stack) > len(ix.data) {
+		if err := ix.Trie().Shape(f.pos, &s); err != nil || len(stack) > len(data) {
 			return nil, 0, false
 		}
 		if len(s.Children) == 0 {
 			flags, pl, err := ix.Trie().Payload(f.pos)
-			if err != nil || int64(len(pl)) < payloadLength(flags) {
+			if err != nil || int64(len(pl)) < partitionpayload.Length(flags) {
 				return nil, 0, false
 			}
-			if err := w.Add(f.path, flags, pl[:payloadLength(flags)]); err != nil {
+			if err := w.Add(f.path, flags, pl[:partitionpayload.Length(flags)]); err != nil {
 				return nil, 0, false
 			}
 			continue
@@ -373,7 +376,7 @@ func (tab *detectTable) total(withHash bool) detectRow {
 
 func (tab *detectTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n| region | changes | detected | of which harmless | undetected harmless | undetected harmful | of which writer-identical | altering changes caught | caught, writer-identical aside | silently wrong without Check |\n|---|---|---|---|---|---|---|---|---|---|\n", tab.name)
+	fmt.Fprintf(&b, "%s\n| region | changes | detected | of which harmless | undetected harmless | undetected harmful | of which writer-identical | altering changes caught | caught, writer-identical aside | silently wrong without CheckPartitions |\n|---|---|---|---|---|---|---|---|---|---|\n", tab.name)
 	line := func(name string, r detectRow) {
 		silent := "-"
 		if *detectBaseline {
@@ -390,7 +393,7 @@ func (tab *detectTable) String() string {
 	return b.String()
 }
 
-// caught is the share of the changes that alter an answer which Check
+// caught is the share of the changes that alter an answer which CheckPartitions
 // detects; with aside, the writer-identical changes (which no keyless
 // check can tell from a clean file) are left out.
 func (r detectRow) caught(aside bool) string {
@@ -431,7 +434,7 @@ func TestCheckDetectionTable(t *testing.T) {
 				r := tab.rows[region]
 				require.LessOrEqual(t, r.harmful*100, r.detected+r.harmful, "%s: harmful changes undetected", regionNames[region])
 			}
-			// And Check is complete for the writer's rules: every change it
+			// And CheckPartitions is complete for the writer's rules: every change it
 			// lets through that alters an answer leaves a file the writer
 			// writes for the entries it lists (a transition between its
 			// siblings, a position between its neighbours, a hash byte).

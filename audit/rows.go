@@ -1,4 +1,4 @@
-package rowindex
+package audit
 
 import (
 	"bytes"
@@ -6,111 +6,43 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/bti-go/bti/rowindex"
 	"github.com/bti-go/bti/trie"
 )
 
-// Rules of Check, the Rule of each Problem.
-const (
-	// RuleOrder: two partitions share an entry, or an entry starts inside
-	// the previous one.
-	RuleOrder = "order"
-	// RuleEntry: what Walk checks of one partition: the entry decodes, its
-	// trie lies between it and the previous entry and opens, its root is
-	// the empty key, its block count is the trie's, block offsets increase,
-	// the end carries no open deletion.
-	RuleEntry = "entry"
-	// RuleLayout: the trie's bytes are not those the writer (ours and
-	// Cassandra's RowIndexWriter) lays out for the same separators and
-	// payloads at the same position: node types, pointer sizes, page
-	// placement, padding, payload encoding.
-	RuleLayout = "layout"
-	// RuleTrailing: bytes after the last entry (Rows.db ends with it).
-	RuleTrailing = "trailing"
-)
-
-// Problem is one broken rule.
-type Problem struct {
-	Offset int64  `json:"offset"` // where it was found
-	Entry  int64  `json:"entry"`  // the partition entry it belongs to, -1 for the file
-	Rule   string `json:"rule"`   // one of the Rule constants, or a CheckOptions.Visit rule
-	Detail string `json:"detail"`
-}
-
-func (p Problem) String() string {
-	s := "offset " + strconv.FormatInt(p.Offset, 10)
-	if p.Entry >= 0 {
-		s += ", entry " + strconv.FormatInt(p.Entry, 10)
-	}
-	return s + ": " + p.Rule + ": " + p.Detail
-}
-
-// CheckOptions configures Check. The zero value means defaults.
-type CheckOptions struct {
-	// PageSize the file was written with (0: 4096; tests use tiny pages).
-	PageSize int
-	// MaxProblems is how many problems are kept one by one (all are
-	// counted); 0 means 100.
-	MaxProblems int
-	// Visit, if not nil, is called for every entry whose partition passed
-	// RuleEntry, for the caller's own rules (a partition index that must
-	// map the entry's key to it): a non-empty rule is reported with
-	// detail.
-	Visit func(e Entry, blocks []IndexInfo) (rule, detail string)
-}
-
-// CheckReport is what Check found.
-type CheckReport struct {
-	Size         int64     `json:"size"`    // bytes of the file
-	Entries      int       `json:"entries"` // partition entries checked
-	Blocks       int64     `json:"blocks"`  // index blocks of the partitions that passed RuleEntry
-	Problems     []Problem `json:"problems"`
-	ProblemCount int64     `json:"problem_count"`
-}
-
-// OK reports whether no rule is broken.
-func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
-
-func (r *CheckReport) add(limit int, p Problem) {
-	r.ProblemCount++
-	if len(r.Problems) < limit {
-		r.Problems = append(r.Problems, p)
-	}
-}
-
-// Check audits a whole Rows.db given the positions of all its partition
-// entries (the non-negative values of its Partitions.db, in any order): it
-// checks each partition as Walk does and goes on to the next after a
-// problem; it rebuilds each trie from its separators and payloads with the
+// CheckRows audits a whole Rows.db given the positions of all its
+// partition entries (the non-negative values of its Partitions.db, in any
+// order): it checks each partition as rowindex.Walk does and goes on to the
+// next after a problem; it rebuilds each trie from its separators and payloads with the
 // writer, at the position it starts (right after the previous entry), and
 // compares the bytes and the root; and it checks that the file ends with
-// the last entry. Unlike Walk it needs every entry: a trie is the bytes
-// between two consecutive entries.
-func Check(data []byte, positions []int64, opts CheckOptions) *CheckReport {
+// the last entry. Unlike rowindex.Walk it needs every entry: a trie is the
+// bytes between two consecutive entries. Of opts it reads PageSize,
+// MaxProblems and Visit.
+func CheckRows(data []byte, positions []int64, opts Options) *Report {
+	opts = opts.withDefaults()
 	limit := opts.MaxProblems
-	if limit <= 0 {
-		limit = 100
-	}
-	rep := &CheckReport{Size: int64(len(data)), Problems: []Problem{}}
+	rep := &Report{Size: int64(len(data)), Problems: []Problem{}}
 	sorted := slices.Clone(positions)
 	slices.Sort(sorted)
 	var (
-		blocks  []IndexInfo
+		blocks  []rowindex.IndexInfo
 		rb      rebuilder
 		prevEnd int64
 		known   = true // prevEnd is where the previous entry ends
 	)
 	for i, pos := range sorted {
 		if i > 0 && pos == sorted[i-1] {
-			rep.add(limit, Problem{Offset: pos, Entry: pos, Rule: RuleOrder, Detail: "two partitions share this entry"})
+			rep.add(limit, Problem{Offset: pos, Node: -1, Entry: pos, Rule: RuleOrder, Detail: "two partitions share this entry"})
 			continue
 		}
 		rep.Entries++
 		if pos < prevEnd {
-			rep.add(limit, Problem{Offset: pos, Entry: pos, Rule: RuleOrder,
+			rep.add(limit, Problem{Offset: pos, Node: -1, Entry: pos, Rule: RuleOrder,
 				Detail: "entry starts inside the previous one, which ends at " + strconv.FormatInt(prevEnd, 10)})
 			continue
 		}
-		e, p, bl, err := walkEntry(data, pos, prevEnd, blocks[:0])
+		e, p, bl, err := rowindex.WalkEntry(data, pos, prevEnd, blocks[:0])
 		blocks = bl
 		if err != nil {
 			rep.add(limit, corruptProblem(err, pos, RuleEntry))
@@ -125,28 +57,28 @@ func Check(data []byte, positions []int64, opts CheckOptions) *CheckReport {
 		rep.Blocks += int64(e.Blocks)
 		if known {
 			if off, detail := rb.check(p, data[prevEnd:e.Position], prevEnd, opts.PageSize); detail != "" {
-				rep.add(limit, Problem{Offset: off, Entry: pos, Rule: RuleLayout, Detail: detail})
+				rep.add(limit, Problem{Offset: off, Node: -1, Entry: pos, Rule: RuleLayout, Detail: detail})
 			}
 		}
 		if opts.Visit != nil {
 			if rule, detail := opts.Visit(e, blocks); rule != "" {
-				rep.add(limit, Problem{Offset: pos, Entry: pos, Rule: rule, Detail: detail})
+				rep.add(limit, Problem{Offset: pos, Node: -1, Entry: pos, Rule: rule, Detail: detail})
 			}
 		}
 		prevEnd, known = e.End, true
 	}
 	if known && prevEnd < int64(len(data)) {
-		rep.add(limit, Problem{Offset: prevEnd, Entry: -1, Rule: RuleTrailing,
+		rep.add(limit, Problem{Offset: prevEnd, Node: -1, Entry: -1, Rule: RuleTrailing,
 			Detail: strconv.FormatInt(int64(len(data))-prevEnd, 10) + " bytes after the last partition entry"})
 	}
 	return rep
 }
 
-func corruptProblem(err error, entry int64, rule string) Problem {
-	if ce, ok := err.(*CorruptError); ok {
-		return Problem{Offset: ce.Offset, Entry: entry, Rule: rule, Detail: ce.Reason}
+func corruptProblem(err error, entry int64, rule Rule) Problem {
+	if ce, ok := err.(*rowindex.CorruptError); ok {
+		return Problem{Offset: ce.Offset, Node: -1, Entry: entry, Rule: rule, Detail: ce.Reason}
 	}
-	return Problem{Offset: entry, Entry: entry, Rule: rule, Detail: err.Error()}
+	return Problem{Offset: entry, Node: -1, Entry: entry, Rule: rule, Detail: err.Error()}
 }
 
 // rebuilder rewrites a partition's trie from its entries; its memory is
@@ -171,7 +103,7 @@ type rebuildFrame struct {
 // check rebuilds p's trie at start and compares it with want, the bytes
 // between the previous entry and p's; it returns the offset and a
 // description of the first difference, or "" when they are equal.
-func (rb *rebuilder) check(p *Partition, want []byte, start int64, pageSize int) (int64, string) {
+func (rb *rebuilder) check(p *rowindex.Partition, want []byte, start int64, pageSize int) (int64, string) {
 	rb.out.Reset()
 	opts := trie.Options{PageSize: pageSize, StartPosition: start}
 	if rb.w == nil {
@@ -179,7 +111,7 @@ func (rb *rebuilder) check(p *Partition, want []byte, start int64, pageSize int)
 	} else {
 		rb.w.Reset(&rb.out, opts)
 	}
-	root := p.t.Root()
+	root := p.Trie().Root()
 	rb.frames = rb.frames[:0]
 	rb.kids = rb.kids[:0]
 	rb.key = rb.key[:0]
@@ -233,8 +165,8 @@ func (rb *rebuilder) check(p *Partition, want []byte, start int64, pageSize int)
 }
 
 // push stacks the children of the node at pos, in transition order.
-func (rb *rebuilder) push(p *Partition, pos int64, depth int) (int64, string) {
-	if err := p.t.Shape(pos, &rb.shape); err != nil {
+func (rb *rebuilder) push(p *rowindex.Partition, pos int64, depth int) (int64, string) {
+	if err := p.Trie().Shape(pos, &rb.shape); err != nil {
 		return pos, err.Error()
 	}
 	if rb.shape.BadPointers > 0 {
@@ -248,20 +180,20 @@ func (rb *rebuilder) push(p *Partition, pos int64, depth int) (int64, string) {
 
 // add hands the node's payload, if any, to the writer under the current
 // key, re-encoded as the writer encodes it.
-func (rb *rebuilder) add(p *Partition, pos int64, depth int) (int64, string) {
-	flags, _, err := p.t.Payload(pos)
+func (rb *rebuilder) add(p *rowindex.Partition, pos int64, depth int) (int64, string) {
+	flags, _, err := p.Trie().Payload(pos)
 	if err != nil {
 		return pos, err.Error()
 	}
 	if flags == 0 {
 		return 0, ""
 	}
-	info, err := p.info(pos)
+	info, err := p.Info(pos)
 	if err != nil {
 		return pos, err.Error()
 	}
 	var pf byte
-	rb.payload, pf = appendPayload(rb.payload[:0], info.Offset, info.OpenDeletion)
+	rb.payload, pf = rowindex.AppendPayload(rb.payload[:0], info)
 	// The writer reads the last key until the next Add: alternate slots.
 	rb.slot ^= 1
 	k := append(rb.keys[rb.slot][:0], rb.key[:depth]...)

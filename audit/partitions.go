@@ -1,122 +1,25 @@
-package partitionindex
+package audit
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
 )
 
-// Rule names the writer rule a Problem breaks.
-type Rule string
+// ErrCheckBudget is returned when CheckPartitions would visit more nodes
+// than Options.MaxNodes allows.
+var ErrCheckBudget = errors.New("audit: check gave up at its node budget")
 
-const (
-	RuleFooter      Rule = "footer"
-	RuleRoot        Rule = "root"
-	RuleCount       Rule = "count"
-	RuleFirstKey    Rule = "first-key"
-	RuleLastKey     Rule = "last-key"
-	RuleNode        Rule = "node"
-	RuleType        Rule = "node-type"
-	RuleTransitions Rule = "transitions"
-	RuleDense       Rule = "dense-span"
-	RulePacking     Rule = "packing"
-	RulePayload     Rule = "payload"
-	RulePage        Rule = "page-boundary"
-	RulePadding     Rule = "padding"
-	RuleReach       Rule = "reachability"
-	RulePrefix      Rule = "shortest-prefix"
-	RulePositions   Rule = "positions"
-	RuleEncoding    Rule = "encoding"
-)
-
-// PositionRule says what Check may assume about the stored positions.
-type PositionRule uint8
-
-const (
-	// PositionsAny assumes nothing (the synthetic golden key sets use
-	// random positions).
-	PositionsAny PositionRule = iota
-	// PositionsIncreasing: Data.db positions and Rows.db positions each
-	// strictly increase with key order, as an sstable writer records them.
-	PositionsIncreasing
-)
-
-// ErrCheckBudget is returned when Check would visit more nodes than
-// CheckOptions.MaxNodes allows.
-var ErrCheckBudget = errors.New("partitionindex: check gave up at its node budget")
-
-// CheckOptions configures Check. The zero value checks a file with
-// Cassandra's 4096-byte pages, assumes nothing about positions, keeps the
-// first 100 problems and checks the footer's keys under the partitioner the
-// index was opened with.
-type CheckOptions struct {
-	PageSize  int // 0: 4096 (set it for files built with a test PageSize)
-	Positions PositionRule
-	// MaxProblems bounds Problems (the total is always counted); 0 is 100.
-	MaxProblems int
-	// DetectPartitioner checks the footer's keys under every partitioner
-	// and reports the one (or ones) that fit, instead of requiring the
-	// index's own.
-	DetectPartitioner bool
-	// MaxNodes bounds the nodes decoded (scan and walk together); 0 allows
-	// four times the readable bytes plus 16, which no file can need.
-	MaxNodes int64
-	// Progress, if set, is called about every million nodes with how far
-	// the check is: the phase ("scan": the file front to back, done and
-	// total in bytes; then "walk": the trie from the root, done and total
-	// in nodes). It runs on Check's goroutine and must be quick.
-	Progress func(phase string, done, total int64)
-}
-
-// progressEvery is how many nodes pass between CheckOptions.Progress calls
+// progressEvery is how many nodes pass between Options.Progress calls
 // (a mask: every 2^20).
 const progressEvery = 1<<20 - 1
 
-// Problem is one broken rule. Node is the position of the node concerned,
-// -1 when the problem is not about a node (footer, padding).
-type Problem struct {
-	Offset int64  `json:"offset"`
-	Node   int64  `json:"node"`
-	Rule   Rule   `json:"rule"`
-	Detail string `json:"detail"`
-}
-
-func (p Problem) String() string {
-	if p.Node >= 0 {
-		return fmt.Sprintf("offset %d (node %d): %s: %s", p.Offset, p.Node, p.Rule, p.Detail)
-	}
-	return fmt.Sprintf("offset %d: %s: %s", p.Offset, p.Rule, p.Detail)
-}
-
-// CheckReport is what Check found.
-type CheckReport struct {
-	// Partitioner the footer's keys were checked under (the detected one
-	// with DetectPartitioner); Partitioners lists every partitioner whose
-	// order the footer's keys fit (nil when none does; all three for an
-	// index of one key or none, which cannot tell them apart).
-	Partitioner  partitioner.Partitioner   `json:"-"`
-	Partitioners []partitioner.Partitioner `json:"-"`
-	Size         int64                     `json:"size"` // readable trie bytes
-	Nodes        int64                     `json:"nodes"`
-	NodesByType  map[string]int64          `json:"nodes_by_type"`
-	Entries      int64                     `json:"entries"`
-	PaddingBytes int64                     `json:"padding_bytes"`
-	// Depth[d] counts entries whose stored prefix is d bytes long;
-	// Pages[p] counts entries whose lookup touches p distinct pages.
-	Depth        []int64   `json:"depth"`
-	Pages        []int64   `json:"pages_per_lookup"`
-	Problems     []Problem `json:"problems"`
-	ProblemCount int64     `json:"problem_count"`
-}
-
-// OK reports whether no rule was broken.
-func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
-
-// Check audits an index without its keys: the format carries no checksum,
-// and most damage leaves every lookup working while some answer wrong. Check
-// knows how the writer lays a file out and reports every place that breaks
+// CheckPartitions audits a Partitions.db without its keys: the format
+// carries no checksum, and most damage leaves every lookup working while
+// some answer wrong. CheckPartitions knows how the writer lays a file out and reports every place that breaks
 // one of its rules. Each rule below is something Cassandra's
 // PartitionIndexBuilder / IncrementalTrieWriterPageAware (trunk 69a6dc6)
 // guarantees, so a file Cassandra wrote passes (every golden file does,
@@ -187,7 +90,7 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 // ByteOrdered prefix ends by the 40 after the token (distinct keys differ
 // in it), a Murmur3 one by the terminator.
 //
-// Positions (RulePositions, CheckOptions.Positions = PositionsIncreasing,
+// Positions (RulePositions, Options.Positions = PositionsIncreasing,
 // off by default): a file written by an sstable writer stores Data.db
 // positions (negative payloads, ^position) and Rows.db positions (the
 // non-negative ones) that each strictly increase with key order.
@@ -199,20 +102,20 @@ func (r *CheckReport) OK() bool { return r.ProblemCount == 0 }
 // without PositionsIncreasing). Each leaves
 // a file the writer writes for other keys or positions.
 // TestCheckDetectionTable measures single-byte changes and requires every
-// one that Check lets through and that alters a lookup to be of these
+// one that CheckPartitions lets through and that alters a lookup to be of these
 // kinds: the damaged trie is byte for byte what the writer writes for the
 // entries it lists.
 //
 // Work is linear in the file size: one scan and one walk (no recursion,
 // each node decoded twice), plus a second scan and walk with two bitmaps
 // only when the first two disagree on which nodes exist. Memory is
-// O(depth) otherwise. A walk that would exceed CheckOptions.MaxNodes gives
+// O(depth) otherwise. A walk that would exceed Options.MaxNodes gives
 // up with ErrCheckBudget.
 //
 // Problems go into the report; the error is non-nil only when the check
 // could not run (a closed index, the budget). ix may be a complete file or
-// an early-open view (PartialIndex.NewIndex).
-func Check(ix *Index, opts CheckOptions) (*CheckReport, error) {
+// an early-open view (partitionindex.PartialIndex.NewIndex).
+func CheckPartitions(ix *partitionindex.Index, opts Options) (*Report, error) {
 	rd, err := ix.OpenReader() // pins the memory while we read it
 	if err != nil {
 		return nil, err
@@ -225,16 +128,16 @@ func Check(ix *Index, opts CheckOptions) (*CheckReport, error) {
 	return c.report, nil
 }
 
-// checker holds one Check's state. Everything it allocates is O(depth)
+// checker holds one CheckPartitions' state. Everything it allocates is O(depth)
 // (the walk's frames, the current and previous prefix, the histograms),
 // except on the diagnosis path and for the problems kept.
 type checker struct {
-	ix     *Index
+	ix     *partitionindex.Index
 	t      *trie.Trie
 	src    trie.Source
-	opts   CheckOptions
+	opts   Options
 	page   int64
-	report *CheckReport
+	report *Report
 	byType [16]int64
 
 	// Segments: [0, fileEnd) read from src.File, [cutoff, end) from the
@@ -263,16 +166,12 @@ type checker struct {
 	diag *reachDiag
 }
 
-func newChecker(ix *Index, opts CheckOptions) *checker {
-	if opts.PageSize <= 0 {
-		opts.PageSize = 4096
-	}
-	if opts.MaxProblems <= 0 {
-		opts.MaxProblems = 100
-	}
-	src := ix.trie.Source()
-	c := &checker{ix: ix, t: ix.trie, src: src, opts: opts, page: int64(opts.PageSize),
-		report: &CheckReport{Partitioner: ix.part, Problems: []Problem{}}, scanFailedNode: -1}
+func newChecker(ix *partitionindex.Index, opts Options) *checker {
+	opts = opts.withDefaults()
+	t := ix.Trie()
+	src := t.Source()
+	c := &checker{ix: ix, t: t, src: src, opts: opts, page: int64(opts.PageSize),
+		report: &Report{Partitioner: ix.Partitioner(), Problems: []Problem{}}, scanFailedNode: -1}
 	c.fileEnd = int64(len(src.File))
 	c.cutoff, c.end = c.fileEnd, c.fileEnd
 	if src.Tail != nil {
@@ -293,10 +192,7 @@ func (c *checker) problem(off, node int64, rule Rule, format string, a ...any) {
 	if c.diag != nil && rule != RuleReach {
 		return
 	}
-	c.report.ProblemCount++
-	if len(c.report.Problems) < c.opts.MaxProblems {
-		c.report.Problems = append(c.report.Problems, Problem{Offset: off, Node: node, Rule: rule, Detail: fmt.Sprintf(format, a...)})
-	}
+	c.report.add(c.opts.MaxProblems, Problem{Offset: off, Node: node, Entry: -1, Rule: rule, Detail: fmt.Sprintf(format, a...)})
 }
 
 // spend counts one decoded node against the budget.

@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
@@ -10,14 +10,16 @@ import (
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
 )
 
-// requireClean runs Check and fails with the problems it lists.
-func requireClean(t testing.TB, ix *Index, opts CheckOptions, what string) *CheckReport {
+// requireClean runs CheckPartitions and fails with the problems it lists.
+func requireClean(t testing.TB, ix *partitionindex.Index, opts Options, what string) *Report {
 	t.Helper()
-	rep, err := Check(ix, opts)
+	rep, err := CheckPartitions(ix, opts)
 	require.NoError(t, err, what)
 	if !rep.OK() {
 		var b bytes.Buffer
@@ -33,16 +35,16 @@ func requireClean(t testing.TB, ix *Index, opts CheckOptions, what string) *Chec
 func TestCheckGoldens(t *testing.T) {
 	for _, c := range loadGolden(t) {
 		t.Run(c.name, func(t *testing.T) {
-			ix, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
+			ix, err := partitionindex.NewIndex(c.want, partitionindex.OpenOptions{Partitioner: c.part})
 			require.NoError(t, err)
-			rep := requireClean(t, ix, CheckOptions{}, "golden file")
+			rep := requireClean(t, ix, Options{}, "golden file")
 			require.Equal(t, int64(len(c.entries)), rep.Entries)
 			require.Contains(t, rep.Partitioners, c.part)
 			fits, err := FooterPartitioners(ix)
 			require.NoError(t, err)
-			require.Equal(t, rep.Partitioners, fits, "the exported detector is Check's footer rule")
+			require.Equal(t, rep.Partitioners, fits, "the exported detector is CheckPartitions' footer rule")
 
-			auto, err := Check(ix, CheckOptions{DetectPartitioner: true})
+			auto, err := CheckPartitions(ix, Options{DetectPartitioner: true})
 			require.NoError(t, err)
 			require.True(t, auto.OK())
 			if len(c.entries) >= 2 {
@@ -64,15 +66,15 @@ func TestCheckGoldenPartialViews(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			b := NewBuilder(&buf, Options{Partitioner: c.part})
+			b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: c.part})
 			next, views := 0, 0
 			for i, e := range c.entries {
-				require.NoError(t, addRaw(b, e.Key, e.Pos))
+				require.NoError(t, addRaw(b, c.part, e.Key, e.Pos))
 				if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
 					if v := checkPartial(t, c, b, &buf, c.partials[next]); v != nil {
 						ix, err := v.NewIndex(buf.Bytes())
 						require.NoError(t, err)
-						requireClean(t, ix, CheckOptions{}, fmt.Sprintf("view after %d keys", i+1))
+						requireClean(t, ix, Options{}, fmt.Sprintf("view after %d keys", i+1))
 						views++
 					}
 					next++
@@ -107,11 +109,11 @@ func TestCheckModelFiles(t *testing.T) {
 					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
 					t.Run(name, func(t *testing.T) {
 						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
-						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
-						ix, err := NewIndex(file, OpenOptions{Partitioner: p})
+						file, entries := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: p})
 						require.NoError(t, err)
-						rep := requireClean(t, ix, CheckOptions{PageSize: pageSize}, name)
-						require.Equal(t, int64(m.tree.Len()), rep.Entries)
+						rep := requireClean(t, ix, Options{PageSize: pageSize}, name)
+						require.Equal(t, int64(entries), rep.Entries)
 					})
 				}
 			}
@@ -120,14 +122,14 @@ func TestCheckModelFiles(t *testing.T) {
 }
 
 // detected reports whether damaged bytes are caught: they do not open, or
-// Check finds a problem.
-func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts CheckOptions) bool {
-	ix, err := NewIndex(data, OpenOptions{Partitioner: p})
+// CheckPartitions finds a problem.
+func detected(t testing.TB, data []byte, p partitioner.Partitioner, opts Options) bool {
+	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p})
 	if err != nil {
-		require.ErrorIs(t, err, ErrCorrupt)
+		require.ErrorIs(t, err, partitionindex.ErrCorrupt)
 		return true
 	}
-	rep, err := Check(ix, opts)
+	rep, err := CheckPartitions(ix, opts)
 	require.NoError(t, err)
 	return !rep.OK()
 }
@@ -169,7 +171,7 @@ func checkSamples(t *testing.T) map[string]struct {
 func TestCheckTruncatedAndAppended(t *testing.T) {
 	for name, s := range checkSamples(t) {
 		t.Run(name, func(t *testing.T) {
-			opts := CheckOptions{PageSize: s.page}
+			opts := Options{PageSize: s.page}
 			for n := 0; n < len(s.file); n++ {
 				if !detected(t, s.file[:n], s.part, opts) {
 					t.Fatalf("truncation to %d of %d bytes not detected", n, len(s.file))
@@ -209,12 +211,12 @@ func TestCheckRulesFire(t *testing.T) {
 		t.Skip("checks every single-byte change of a file")
 	}
 	fired := map[Rule]int{}
-	record := func(data []byte, p partitioner.Partitioner, opts CheckOptions) {
-		ix, err := NewIndex(data, OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
+	record := func(data []byte, p partitioner.Partitioner, opts Options) {
+		ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: p, SkipPartitionerCheck: true})
 		if err != nil {
 			return
 		}
-		rep, err := Check(ix, opts)
+		rep, err := CheckPartitions(ix, opts)
 		require.NoError(t, err)
 		for _, pr := range rep.Problems {
 			fired[pr.Rule]++
@@ -226,7 +228,7 @@ func TestCheckRulesFire(t *testing.T) {
 	} {
 		for _, page := range []int{0, 64} {
 			file := buildIndexPaged(t, cfg, page)
-			opts := CheckOptions{PageSize: page, Positions: PositionsIncreasing}
+			opts := Options{PageSize: page, Positions: PositionsIncreasing}
 			scratch := bytes.Clone(file)
 			for off := range file {
 				for d := 1; d < 256; d += 16 {
@@ -249,9 +251,9 @@ func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
 	entries, err := cfg.Generate()
 	require.NoError(tb, err)
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: cfg.Partitioner, PageSize: pageSize})
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: cfg.Partitioner, PageSize: pageSize})
 	for _, e := range entries {
-		require.NoError(tb, addRaw(b, e.Key, e.Pos))
+		require.NoError(tb, addRaw(b, cfg.Partitioner, e.Key, e.Pos))
 	}
 	_, err = b.Complete()
 	require.NoError(tb, err)
@@ -332,11 +334,11 @@ func TestCheckReport(t *testing.T) {
 	samples = append(samples, sample{"model/" + keySets[0].name + "/page=64", file, partitioner.ByteOrdered, 64})
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
-			ix, err := NewIndex(s.file, OpenOptions{Partitioner: s.part})
+			ix, err := partitionindex.NewIndex(s.file, partitionindex.OpenOptions{Partitioner: s.part})
 			require.NoError(t, err)
-			rep := requireClean(t, ix, CheckOptions{PageSize: s.page}, s.name)
+			rep := requireClean(t, ix, Options{PageSize: s.page}, s.name)
 
-			counts, err := ix.NodeCounts()
+			counts, err := CountNodes(ix)
 			require.NoError(t, err)
 			byType := map[string]int64{}
 			for typ, n := range counts {
@@ -364,7 +366,7 @@ func TestCheckReport(t *testing.T) {
 			walk = func(pos int64, d, p int) {
 				var sh trie.Shape
 				require.NoError(t, ix.Trie().Shape(pos, &sh))
-				nodeBytes += int64(sh.FixedSize) + payloadLength(sh.Flags)
+				nodeBytes += int64(sh.FixedSize) + partitionpayload.Length(sh.Flags)
 				if len(sh.Children) == 0 {
 					if sh.Flags != 0 {
 						depth, pages = bump(depth, d), bump(pages, p)
@@ -404,29 +406,29 @@ func TestCheckReport(t *testing.T) {
 	for i := 0; i < 4096; i += 97 {
 		data[i] ^= 0x5a
 	}
-	ix, err := NewIndex(data, OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
+	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3, SkipPartitionerCheck: true})
 	require.NoError(t, err)
-	rep, err := Check(ix, CheckOptions{MaxProblems: 3})
+	rep, err := CheckPartitions(ix, Options{MaxProblems: 3})
 	require.NoError(t, err)
 	require.Len(t, rep.Problems, 3)
 	require.Greater(t, rep.ProblemCount, int64(3))
-	all, err := Check(ix, CheckOptions{MaxProblems: 1000})
+	all, err := CheckPartitions(ix, Options{MaxProblems: 1000})
 	require.NoError(t, err)
 	require.Equal(t, rep.ProblemCount, all.ProblemCount)
 	require.Equal(t, all.Problems[:3], rep.Problems)
 }
 
-// CheckOptions.Progress sees the scan go through the file in bytes and
+// Options.Progress sees the scan go through the file in bytes and
 // then the walk through the scan's nodes, never past their totals.
 func TestCheckProgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 1,200,000 keys (over 2^20 nodes); skipped under -short")
 	}
 	file := buildIndex(t, keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 1_200_000, Seed: 4})
-	ix, err := NewIndex(file, OpenOptions{})
+	ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{})
 	require.NoError(t, err)
 	var phases []string
-	rep, err := Check(ix, CheckOptions{Progress: func(phase string, done, total int64) {
+	rep, err := CheckPartitions(ix, Options{Progress: func(phase string, done, total int64) {
 		if len(phases) == 0 || phases[len(phases)-1] != phase {
 			phases = append(phases, phase)
 		}

@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bufio"
@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
 )
 
-// WriteAnnotated writes the file as an annotated hex dump, one item per
-// line group, in file order:
+// WriteAnnotated writes the Partitions.db file in data as an annotated hex
+// dump, one item per line group, in file order:
 //
 //	000000-000002  08 5a ff           PAYLOAD_ONLY  payload: hash 5a, position -1 (Data.db 0)
 //	000006-00000b  50 02 00 62 06 03  SPARSE_8  00->000000 62->000003
@@ -19,24 +20,29 @@ import (
 //
 // Padding and bytes no node covers are shown as such. It is what the
 // project's own golden files hold, so a layout change shows up as a
-// readable diff, and what bti dump --format hex prints. It works on
-// complete files (not early-open views).
-func (ix *Index) WriteAnnotated(w io.Writer) error {
-	if ix.data == nil {
-		// An early-open view (even one whose Tail is nil) has no footer
-		// and no file bytes of its own to show.
-		return fmt.Errorf("partitionindex: annotated dumps cover complete files, not early-open views")
-	}
-	bw := bufio.NewWriter(w)
-	nodes, err := ix.reachableNodes()
+// readable diff, and what bti dump --format hex prints. It takes the bytes
+// of a complete file (an early-open view has no footer and no file of its
+// own to show), under no partitioner: the layout does not depend on one.
+// A damaged file is a *partitionindex.CorruptError, after the lines that
+// could be written.
+//
+// Memory: it lists every reachable node (about 150 bytes a node, sorted by
+// position) before it writes: it is for small files.
+func WriteAnnotated(w io.Writer, data []byte) error {
+	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{SkipPartitionerCheck: true})
 	if err != nil {
 		return err
 	}
-	data := ix.data
+	defer ix.Close()
+	bw := bufio.NewWriter(w)
+	nodes, err := reachableNodes(ix)
+	if err != nil {
+		return err
+	}
 	var at int64
 	for _, n := range nodes {
 		if n.Pos < at {
-			return &CorruptError{Offset: n.Pos, Reason: "nodes overlap"}
+			return &partitionindex.CorruptError{Offset: n.Pos, Reason: "nodes overlap"}
 		}
 		if n.Pos > at {
 			writeGap(bw, data, at, n.Pos)
@@ -44,7 +50,7 @@ func (ix *Index) WriteAnnotated(w io.Writer) error {
 		size := int64(n.FixedSize)
 		note := describeNode(n)
 		if n.Flags != 0 {
-			p, _, err := ix.Payload(n.Pos)
+			p, _, err := Payload(ix, n.Pos)
 			if err != nil {
 				return err
 			}
@@ -58,31 +64,32 @@ func (ix *Index) WriteAnnotated(w io.Writer) error {
 		writeItem(bw, data, n.Pos, n.Pos+size, note)
 		at = n.Pos + size
 	}
+	const footerLength = 24 // firstKeyPos, key count, root: big-endian int64s
 	footer := int64(len(data)) - footerLength
-	firstKeyPos := ix.firstKeyPos
+	firstKeyPos := ix.FirstKeyPos()
 	if at > firstKeyPos {
 		// Payload sizes come from damaged flags: the last node runs into
 		// the footer's keys.
-		return &CorruptError{Offset: at, Reason: fmt.Sprintf("the trie's last node ends at %d, past the footer's keys at %d", at, firstKeyPos)}
+		return &partitionindex.CorruptError{Offset: at, Reason: fmt.Sprintf("the trie's last node ends at %d, past the footer's keys at %d", at, firstKeyPos)}
 	}
 	if at < firstKeyPos {
 		writeGap(bw, data, at, firstKeyPos)
 	}
-	first := ix.v.firstKey
+	first := ix.FirstKey()
 	writeItem(bw, data, firstKeyPos, firstKeyPos+2+int64(len(first)), fmt.Sprintf("first key, length %d", len(first)))
 	lastPos := firstKeyPos + 2 + int64(len(first))
-	writeItem(bw, data, lastPos, footer, fmt.Sprintf("last key, length %d", len(ix.v.lastKey)))
+	writeItem(bw, data, lastPos, footer, fmt.Sprintf("last key, length %d", len(ix.LastKey())))
 	writeItem(bw, data, footer, footer+8, fmt.Sprintf("firstKeyPos %d", firstKeyPos))
-	writeItem(bw, data, footer+8, footer+16, fmt.Sprintf("key count %d", ix.v.count))
-	writeItem(bw, data, footer+16, footer+24, fmt.Sprintf("root %d", ix.v.root))
+	writeItem(bw, data, footer+8, footer+16, fmt.Sprintf("key count %d", ix.Count()))
+	writeItem(bw, data, footer+16, footer+24, fmt.Sprintf("root %d", ix.Root()))
 	return bw.Flush()
 }
 
 // reachableNodes lists every node reachable from the root, by position.
-func (ix *Index) reachableNodes() ([]trie.NodeInfo, error) {
+func reachableNodes(ix *partitionindex.Index) ([]trie.NodeInfo, error) {
 	var out []trie.NodeInfo
 	seen := map[int64]bool{}
-	stack := []int64{ix.v.root}
+	stack := []int64{ix.Root()}
 	for len(stack) > 0 {
 		pos := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -91,7 +98,7 @@ func (ix *Index) reachableNodes() ([]trie.NodeInfo, error) {
 		}
 		seen[pos] = true
 		var n trie.NodeInfo
-		if err := ix.trie.Node(pos, &n); err != nil {
+		if err := ix.Trie().Node(pos, &n); err != nil {
 			return nil, err
 		}
 		out = append(out, n)
@@ -116,8 +123,8 @@ func describeNode(n trie.NodeInfo) string {
 }
 
 func describePosition(v int64) string {
-	if IsDataPosition(v) {
-		return fmt.Sprintf("%d (Data.db %d)", v, PositionOffset(v))
+	if partitionindex.IsDataPosition(v) {
+		return fmt.Sprintf("%d (Data.db %d)", v, partitionindex.PositionOffset(v))
 	}
 	return fmt.Sprintf("%d (Rows.db)", v)
 }

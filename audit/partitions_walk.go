@@ -1,6 +1,9 @@
-package partitionindex
+package audit
 
-import "github.com/bti-go/bti/trie"
+import (
+	"github.com/bti-go/bti/internal/partitionpayload"
+	"github.com/bti-go/bti/trie"
+)
 
 // The walk: a depth-first traversal from the root in transition order, with
 // an explicit stack (tries can be ~200,000 levels deep). It visits the
@@ -54,7 +57,7 @@ func (c *checker) walkTrie() error {
 	}
 	*w = walkState{frames: w.frames[:0], kids: w.kids[:0], shape: w.shape, lca: -1,
 		firstPos: -1, lastPos: -1, lastRow: -1, lastData: -1}
-	root := c.ix.v.root
+	root := c.ix.Root()
 	if c.diag != nil {
 		if !c.diag.isStart(root) {
 			c.problem(root, root, RuleReach, "the footer's root %d is not the start of a node", root)
@@ -181,7 +184,7 @@ func (c *checker) leaf(pos int64, depth, pages int) {
 	if c.opts.Positions != PositionsIncreasing {
 		return
 	}
-	_, _, v, ok := decodePayload(w.shape.Flags, c.segmentBytes(pos)[w.shape.FixedSize:])
+	_, _, v, ok := partitionpayload.Decode(w.shape.Flags, c.segmentBytes(pos)[w.shape.FixedSize:])
 	if !ok {
 		return // reported by the scan
 	}
@@ -223,19 +226,10 @@ func (c *checker) finishWalk() {
 			c.checkCut(w.prevPos, w.prevLen, w.prevDiff)
 		}
 	}
-	if w.entries != c.ix.v.count {
-		c.problem(c.footerPos()+8, -1, RuleCount, "footer count is %d, the trie holds %d entries", c.ix.v.count, w.entries)
+	if w.entries != c.ix.Count() {
+		c.problem(c.footerPos()+8, -1, RuleCount, "footer count is %d, the trie holds %d entries", c.ix.Count(), w.entries)
 	}
 	c.checkFooterKeys()
-}
-
-// footerPos is where the footer's three numbers start (for problem
-// offsets); an early-open view has none, and reports at its root.
-func (c *checker) footerPos() int64 {
-	if c.ix.data == nil {
-		return c.ix.v.root
-	}
-	return int64(len(c.ix.data)) - footerLength
 }
 
 // reachDiag is the diagnosis pass: bitmaps of node starts (from a second

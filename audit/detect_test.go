@@ -1,34 +1,35 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // buildRandomIndex writes the first n keys of a random set of p.
 func buildRandomIndex(t *testing.T, p partitioner.Partitioner, n int, seed uint64) []byte {
 	t.Helper()
-	r := seededRand(seed)
+	r := rand.New(rand.NewPCG(seed, seed))
 	var raws [][]byte
 	for range n {
 		raws = append(raws, randomBytes(r, 1, 12, nil))
 	}
-	s := newOrderedInput("detect", p, 0, r, raws)
-	return s.cleanBuild(t, len(s.keys))
+	file, _ := buildModel(t, p, raws, r, 0)
+	return file
 }
 
 // TestPartitionerMismatch: opening an index with another partitioner than
-// the one it was written with is a *PartitionerMismatchError naming the
-// partitioner tried, and DetectPartitioner, and NewIndex and Open with DetectPartitioner set, find
+// the one it was written with is a *partitionindex.PartitionerMismatchError
+// naming the partitioner tried, and DetectPartitioner and OpenDetected find
 // the right one.
 func TestPartitionerMismatch(t *testing.T) {
 	for _, written := range partitioners {
@@ -36,13 +37,13 @@ func TestPartitionerMismatch(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/n=%d", written, n), func(t *testing.T) {
 				file := buildRandomIndex(t, written, n, uint64(n)+uint64(written)<<8)
 				for _, tried := range partitioners {
-					ix, err := NewIndex(file, OpenOptions{Partitioner: tried})
+					ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: tried})
 					if tried == written {
 						require.NoError(t, err)
 						continue
 					}
-					require.ErrorIs(t, err, ErrPartitionerMismatch, "opened with %v", tried)
-					var me *PartitionerMismatchError
+					require.ErrorIs(t, err, partitionindex.ErrPartitionerMismatch, "opened with %v", tried)
+					var me *partitionindex.PartitionerMismatchError
 					require.ErrorAs(t, err, &me)
 					require.Equal(t, tried, me.Partitioner)
 					require.Contains(t, err.Error(), tried.String())
@@ -51,23 +52,19 @@ func TestPartitionerMismatch(t *testing.T) {
 				p, err := DetectPartitioner(file)
 				require.NoError(t, err)
 				require.Equal(t, written, p)
-				ix, err := NewIndex(file, OpenOptions{DetectPartitioner: true})
-				require.NoError(t, err)
-				require.Equal(t, written, ix.Partitioner())
-
 				path := filepath.Join(t.TempDir(), "Partitions.db")
 				require.NoError(t, os.WriteFile(path, file, 0o644))
-				ix, err = Open(path, OpenOptions{DetectPartitioner: true})
+				ix, err := OpenDetected(path, partitionindex.OpenOptions{})
 				require.NoError(t, err)
 				require.Equal(t, written, ix.Partitioner())
 				require.NoError(t, ix.Close())
 				for _, tried := range partitioners {
-					ix, err := Open(path, OpenOptions{Partitioner: tried})
+					ix, err := partitionindex.Open(path, partitionindex.OpenOptions{Partitioner: tried})
 					if tried == written {
 						require.NoError(t, err)
 						require.NoError(t, ix.Close())
 					} else {
-						require.ErrorIs(t, err, ErrPartitionerMismatch)
+						require.ErrorIs(t, err, partitionindex.ErrPartitionerMismatch)
 					}
 				}
 			})
@@ -87,10 +84,12 @@ func TestPartitionerAmbiguous(t *testing.T) {
 		require.ErrorAs(t, err, &de)
 		require.Equal(t, partitioners[:], de.Matches)
 		require.Equal(t, int64(n), de.Count)
-		_, err = NewIndex(file, OpenOptions{DetectPartitioner: true})
+		path := filepath.Join(t.TempDir(), "Partitions.db")
+		require.NoError(t, os.WriteFile(path, file, 0o644))
+		_, err = OpenDetected(path, partitionindex.OpenOptions{})
 		require.ErrorIs(t, err, ErrAmbiguousPartitioner)
 		for _, p := range partitioners {
-			_, err := NewIndex(file, OpenOptions{Partitioner: p})
+			_, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: p})
 			require.NoError(t, err, "n=%d %v", n, p)
 		}
 	}
@@ -100,9 +99,10 @@ func TestPartitionerAmbiguous(t *testing.T) {
 // partitioner (here the last key replaced by another of the same length).
 func TestPartitionerNone(t *testing.T) {
 	file := bytes.Clone(buildRandomIndex(t, partitioner.ByteOrdered, 50, 4))
-	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.ByteOrdered})
+	ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 	last := ix.LastKey()
+	const footerLength = 24 // firstKeyPos, key count, root
 	at := len(file) - footerLength - len(last)
 	require.Equal(t, last, file[at:at+len(last)])
 	for i := range last {
@@ -114,7 +114,7 @@ func TestPartitionerNone(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	require.Len(t, de.Tried, len(partitioners))
 	for _, e := range de.Tried {
-		require.ErrorIs(t, e, ErrPartitionerMismatch)
+		require.ErrorIs(t, e, partitionindex.ErrPartitionerMismatch)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestPartitionerNone(t *testing.T) {
 // is detected.
 func TestPartitionerGolden(t *testing.T) {
 	for _, c := range loadGolden(t) {
-		_, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
+		_, err := partitionindex.NewIndex(c.want, partitionindex.OpenOptions{Partitioner: c.part})
 		require.NoError(t, err, c.name)
 		p, err := DetectPartitioner(c.want)
 		if len(c.entries) <= 1 {
@@ -139,52 +139,14 @@ func TestPartitionerGolden(t *testing.T) {
 	}
 }
 
-// TestPartitionerPartialViews: the check on early-open views uses the
-// view's own first and last keys; a view opened with its own partitioner
-// works after every key, one claiming another is refused.
-func TestPartitionerPartialViews(t *testing.T) {
-	r := seededRand(12)
-	var raws [][]byte
-	for range 3000 {
-		raws = append(raws, randomBytes(r, 1, 10, nil))
-	}
-	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-		keys := keyset.Decorate(p, raws)
-		var buf bytes.Buffer
-		b := NewBuilder(&buf, Options{Partitioner: p, PageSize: 256})
-		refused := 0
-		for i, k := range keys {
-			require.NoError(t, b.Add(&k, int64(i)))
-			if i%97 != 5 {
-				continue
-			}
-			view, accepted := takeView(t, b)
-			if !accepted {
-				continue
-			}
-			_, err := view.NewIndex(buf.Bytes())
-			require.NoError(t, err, "view after %d keys", i+1)
-			wrong := *view
-			wrong.Partitioner = partitioners[(int(p)+1)%len(partitioners)]
-			if _, err := wrong.NewIndex(buf.Bytes()); err != nil {
-				require.ErrorIs(t, err, ErrPartitionerMismatch, "view after %d keys", i+1)
-				refused++
-			}
-		}
-		require.Positive(t, refused, "%v: no view was refused under another partitioner", p)
-		_, err := b.Complete()
-		require.NoError(t, err)
-	}
-}
-
 // TestPartitionerDamagedHash: a footer key that walks to the right entry
 // with another hash byte is damage, whatever the partitioner.
 func TestPartitionerDamagedHash(t *testing.T) {
 	file := oneKeyFile(t)
 	damaged := bytes.Clone(file)
 	damaged[1] ^= 0xFF // the leaf's hash byte
-	_, err := NewIndex(damaged, OpenOptions{Partitioner: partitioner.Murmur3})
-	require.ErrorIs(t, err, ErrCorrupt)
+	_, err := partitionindex.NewIndex(damaged, partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
+	require.ErrorIs(t, err, partitionindex.ErrCorrupt)
 	_, err = DetectPartitioner(damaged)
-	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorIs(t, err, partitionindex.ErrCorrupt)
 }

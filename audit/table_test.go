@@ -1,21 +1,21 @@
-package tableindex_test
+package audit_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
-	"github.com/bti-go/bti/rowindex"
 	"github.com/bti-go/bti/tableindex"
 )
 
-// TestCheckRows: the golden Rows.db files pass against the Partitions.db
+// TestCheckTable: the golden Rows.db files pass against the Partitions.db
 // written beside them; with two entries' keys swapped (the tries intact)
 // each entry is reported, since the partition index maps its key elsewhere.
-func TestCheckRows(t *testing.T) {
+func TestCheckTable(t *testing.T) {
 	for _, c := range golden.RowsCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			f, err := rowstsv.ReadFile(c.InputPath)
@@ -50,8 +50,8 @@ func TestCheckRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			data := c.RowsDB(t) // Cassandra's, not ours (equal, TestGoldenBothIndexes)
-			rep, err := tableindex.CheckRows(ix, data, rowindex.CheckOptions{})
-			if err != nil || !rep.OK() || rep.Entries != indexed {
+			rep, err := audit.CheckTable(ix, data, audit.Options{})
+			if err != nil || !rep.OK() || rep.Entries != int64(indexed) {
 				t.Fatalf("report %+v, %v; want %d entries, no problem", rep, err, indexed)
 			}
 			if c.Name != "multi-partition" {
@@ -60,12 +60,12 @@ func TestCheckRows(t *testing.T) {
 			bad := bytes.Clone(data)
 			const entry7000, entry7002 = 31, 217
 			bad[entry7000+3], bad[entry7002+3] = bad[entry7002+3], bad[entry7000+3]
-			rep, err = tableindex.CheckRows(ix, bad, rowindex.CheckOptions{})
+			rep, err = audit.CheckTable(ix, bad, audit.Options{})
 			if err != nil || rep.ProblemCount != 2 {
 				t.Fatalf("swapped keys: %+v, %v", rep, err)
 			}
 			for i, want := range []int64{entry7000, entry7002} {
-				if p := rep.Problems[i]; p.Rule != tableindex.RulePartitionIndex || p.Entry != want {
+				if p := rep.Problems[i]; p.Rule != audit.RulePartitionIndex || p.Entry != want {
 					t.Errorf("problem %d: %v, want the partition-index rule at entry %d", i, p, want)
 				}
 			}

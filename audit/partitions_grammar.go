@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import "github.com/bti-go/bti/partitioner"
 

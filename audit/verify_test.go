@@ -1,4 +1,4 @@
-package partitionindex
+package audit
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 )
 
 // TestVerifyEntries: each kind of disagreement is reported, in the order an
@@ -17,18 +18,18 @@ func TestVerifyEntries(t *testing.T) {
 	keys := earlyKeys(6)
 	pos := []int64{0, 10, 20, 30, 40, 50}
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: partitioner.ByteOrdered})
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: partitioner.ByteOrdered})
 	for i, k := range keys {
 		require.NoError(t, b.Add(&k, pos[i]))
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
-	ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: partitioner.ByteOrdered})
+	ix, err := partitionindex.NewIndex(buf.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
 	require.NoError(t, err)
 
 	collect := func(keys []partitioner.Key, pos []int64, stopAfter int) []Mismatch {
 		var got []Mismatch
-		require.NoError(t, ix.VerifyEntries(keys, pos, func(m Mismatch) bool {
+		require.NoError(t, VerifyEntries(ix, keys, pos, func(m Mismatch) bool {
 			got = append(got, m)
 			return len(got) < stopAfter
 		}))
@@ -69,14 +70,14 @@ func TestEntryVerifierConstantMemory(t *testing.T) {
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 20000, Seed: 3}
 	entries, err := cfg.Generate()
 	require.NoError(t, err)
-	ix, err := NewIndex(buildIndex(t, cfg), OpenOptions{})
+	ix, err := partitionindex.NewIndex(buildIndex(t, cfg), partitionindex.OpenOptions{})
 	require.NoError(t, err)
 	keys := make([]partitioner.Key, len(entries))
 	for i, e := range entries {
 		keys[i] = partitioner.Murmur3.Decorate(e.Key)
 	}
 	var mismatches int
-	v, err := ix.NewEntryVerifier(func(Mismatch) bool { mismatches++; return true })
+	v, err := NewEntryVerifier(ix, func(Mismatch) bool { mismatches++; return true })
 	require.NoError(t, err)
 	next := 0
 	add := func() {

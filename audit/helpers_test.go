@@ -1,0 +1,216 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/internal/keystsv"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
+)
+
+// Test helpers the checks' tests share, written against the engine's
+// public API (partitionindex's own tests have their own).
+
+type goldenCase struct {
+	name     string
+	part     partitioner.Partitioner
+	entries  []keystsv.Entry
+	want     []byte // Cassandra's Partitions.db
+	partials []golden.Partial
+}
+
+// loadGolden reads every Cassandra-written case (skipping if absent).
+func loadGolden(t testing.TB) []goldenCase {
+	t.Helper()
+	var cases []goldenCase
+	for _, gc := range golden.Cases(t) {
+		p, err := partitioner.Parse(gc.Partitioner)
+		require.NoError(t, err, "golden case %s", gc.Name)
+		cases = append(cases, goldenCase{
+			name:     gc.Name,
+			part:     p,
+			entries:  gc.Entries(t),
+			want:     gc.PartitionsDB(t),
+			partials: gc.Partials,
+		})
+	}
+	return cases
+}
+
+// goldenFilesForFuzz returns the Cassandra-written Partitions.db files to
+// seed a fuzz target with (none where the folder is absent).
+func goldenFilesForFuzz(f *testing.F) [][]byte {
+	root, err := golden.Dir()
+	if err != nil {
+		f.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "Partitions.db"))
+	if len(paths) == 0 {
+		f.Logf("golden cases not found at %s; seeding from testdata only", root)
+	}
+	var files [][]byte
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			files = append(files, data)
+		}
+	}
+	return files
+}
+
+// checkPartial takes the early-open view the golden case says Cassandra
+// took at this point, requires it to be that one (root, count, cutoff and
+// the sha256 of its tail, as partitionindex's golden test does) and
+// returns it, or nil where Cassandra's request was refused.
+func checkPartial(t *testing.T, c goldenCase, b *partitionindex.Builder, buf *bytes.Buffer, want golden.Partial) *partitionindex.PartialIndex {
+	t.Helper()
+	got, err := b.BuildPartialSynced(0, 0)
+	require.NoError(t, err)
+	require.Equal(t, want.Accepted, got != nil, "after %d keys: accepted", want.AfterKeys)
+	if got == nil {
+		return nil
+	}
+	sum := sha256.Sum256(got.Tail)
+	require.Equal(t, want.Root, got.Root, "after %d keys: root", want.AfterKeys)
+	require.Equal(t, want.Count, got.Count, "after %d keys: count", want.AfterKeys)
+	require.Equal(t, want.Cutoff, got.Cutoff, "after %d keys: cutoff", want.AfterKeys)
+	require.Equal(t, want.TailLen, int64(len(got.Tail)), "after %d keys: tail length", want.AfterKeys)
+	require.Equal(t, want.TailSHA256, hex.EncodeToString(sum[:]), "after %d keys: tail sha256", want.AfterKeys)
+	return got
+}
+
+// The key shapes partitionindex's model tests use (its model_test.go), for
+// files the checks must pass and samples to damage.
+
+// keySet is a generator of raw keys for one kind of test input.
+type keySet struct {
+	name string
+	gen  func(r *rand.Rand, n int) [][]byte
+}
+
+func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
+	return randomBytesN(r, minLen+r.IntN(maxLen-minLen+1), alphabet)
+}
+
+// randomBytesN returns n random bytes, drawn from alphabet if it is not nil.
+func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		if alphabet != nil {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		} else {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	return b
+}
+
+var keySets = []keySet{
+	{"random", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = randomBytes(r, 0, 24, nil)
+		}
+		return out
+	}},
+	{"sequential", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = binary.BigEndian.AppendUint64(nil, uint64(i))
+		}
+		return out
+	}},
+	{"zeros-and-ff", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = randomBytes(r, 0, 6, []byte{0x00, 0x01, 0xFE, 0xFF})
+		}
+		return out
+	}},
+	{"long-shared-prefix", func(r *rand.Rand, n int) [][]byte {
+		prefix := randomBytes(r, 5000, 5000, nil)
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = append(slices.Clone(prefix), randomBytes(r, 0, 8, []byte{0, 1, 2, 0xFF})...)
+		}
+		return out
+	}},
+	{"prefixes-of-others", func(r *rand.Rand, n int) [][]byte {
+		out := make([][]byte, 0, n)
+		for len(out) < n {
+			k := randomBytes(r, 1, 12, []byte("abc"))
+			out = append(out, k)
+			for j := 1; j < len(k) && len(out) < n; j += 1 + r.IntN(3) {
+				out = append(out, k[:j])
+			}
+		}
+		return out
+	}},
+}
+
+// buildModel builds the index of raws (deduplicated and sorted by the
+// builder's order) on both builder paths, which must agree, with unique
+// positions of every payload size and both signs; it returns the file and
+// the number of entries.
+func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, int) {
+	t.Helper()
+	keys := keyset.Decorate(p, raws)
+	positions := make([]int64, len(keys))
+	used := map[int64]bool{}
+	for i := range keys {
+		for {
+			v := int64(i+1)<<(r.IntN(8)*7) + int64(r.IntN(1000))
+			if r.IntN(2) == 0 {
+				v = ^v
+			}
+			if !used[v] {
+				used[v] = true
+				positions[i] = v
+				break
+			}
+		}
+	}
+	var files [2][]byte
+	for i, path := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
+		var buf bytes.Buffer
+		b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: p, Path: path, PageSize: pageSize})
+		for j, k := range keys {
+			require.NoError(t, b.Add(&k, positions[j]))
+		}
+		_, err := b.Complete()
+		require.NoError(t, err)
+		files[i] = buf.Bytes()
+	}
+	require.Equal(t, files[0], files[1], "scratch and reference paths must write identical files")
+	return files[0], len(keys)
+}
+
+// earlyKeys returns n ByteOrdered keys "key00000", "key00001", ... in
+// order.
+func earlyKeys(n int) []partitioner.Key {
+	keys := make([]partitioner.Key, n)
+	for i := range keys {
+		keys[i] = partitioner.ByteOrdered.Decorate(fmt.Appendf(nil, "key%05d", i))
+	}
+	return keys
+}
+
+// addRaw decorates raw with p and adds it: the builder takes decorated
+// keys only.
+func addRaw(b *partitionindex.Builder, p partitioner.Partitioner, raw []byte, pos int64) error {
+	k := p.Decorate(raw)
+	return b.Add(&k, pos)
+}

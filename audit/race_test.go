@@ -1,0 +1,6 @@
+//go:build race
+
+package audit
+
+// raceEnabled skips allocation checks: the race detector allocates.
+const raceEnabled = true

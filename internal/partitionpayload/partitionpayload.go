@@ -1,0 +1,86 @@
+// Package partitionpayload is the payload codec of Partitions.db: the hash
+// byte and position a leaf of the partition-index trie carries. The engine
+// (package partitionindex: its builder and readers) and the tools (package
+// audit: its checks and payload views) both decode it, so it lives once,
+// below both.
+//
+// Payload layout, as Cassandra's PartitionIndexSerializer writes it after a
+// leaf node:
+//
+//	header low nibble: 8 | (size-1)      bit 3: a hash byte follows
+//	+--------+------------------------+
+//	| hash:1 | position: size bytes   |  size = 1..8, big-endian two's
+//	+--------+------------------------+  complement, minimal length
+//
+// hash is the low byte of the key's Murmur3 h2 (a 1-in-256 filter for
+// exact lookups). position >= 0 is a Rows.db offset; position < 0 is
+// ^dataPosition, a Data.db offset.
+//
+// The encoder stays with the only writer, partitionindex's builder.
+package partitionpayload
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// FlagHasHash is bit 3 of the payload flags: a hash byte comes first.
+const FlagHasHash = 8
+
+// PositionSize is the number of bytes needed for v as a signed big-endian
+// integer, at least 1 (Cassandra's SizedInts.nonZeroSize).
+func PositionSize(v int64) int {
+	u := uint64(v)
+	if v < 0 {
+		u = ^u
+	}
+	return (64 - bits.LeadingZeros64(u) + 1 + 7) / 8
+}
+
+// Decode reads a payload with the given flags from b (the bytes from the
+// payload position on). Flags 1..7 are the hash-less form Cassandra can
+// read but never writes. ok is false when b is too short or the flags are 0.
+func Decode(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok bool) {
+	if flags >= FlagHasHash && len(b) > 8 {
+		// The form Cassandra writes, with 8 bytes readable after the hash
+		// byte (every entry but those within 9 bytes of the trie's end):
+		// one load, the n = flags-7 position bytes at the top of the
+		// big-endian word, sign-extended by the shift.
+		return b[0], true, int64(binary.BigEndian.Uint64(b[1:])) >> (64 - 8*uint(flags-7)), true
+	}
+	return decodeSlow(flags, b)
+}
+
+// decodeSlow is Decode for the hash-less form and for payloads near the end
+// of the trie.
+func decodeSlow(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok bool) {
+	n := int(flags)
+	if flags >= FlagHasHash {
+		if len(b) == 0 {
+			return 0, false, 0, false
+		}
+		hash, hasHash = b[0], true
+		b = b[1:]
+		n = int(flags) - 7
+	}
+	if n == 0 || len(b) < n {
+		return 0, false, 0, false
+	}
+	// Sign-extend from n bytes.
+	shift := uint(64 - 8*n)
+	var u uint64
+	for _, c := range b[:n] {
+		u = u<<8 | uint64(c)
+	}
+	v = int64(u<<shift) >> shift
+	return hash, hasHash, v, true
+}
+
+// Length is the length of a payload with these flags: a hash byte and
+// flags-7 position bytes for 8..15, flags bytes for the hash-less 1..7.
+func Length(flags uint8) int64 {
+	if flags >= FlagHasHash {
+		return int64(flags) - 6
+	}
+	return int64(flags)
+}

@@ -1,0 +1,53 @@
+package partitionpayload
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// appendForTest writes a payload as Cassandra's writer does (hash byte,
+// then the position in PositionSize bytes, big-endian two's complement), so
+// Decode is checked against the layout written out here rather than
+// against partitionindex's encoder.
+func appendForTest(dst []byte, hash byte, v int64) ([]byte, byte) {
+	n := PositionSize(v)
+	var word [8]byte
+	binary.BigEndian.PutUint64(word[:], uint64(v))
+	return append(append(dst, hash), word[8-n:]...), byte(FlagHasHash | (n - 1))
+}
+
+func TestDecode(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 127, 128, -128, -129, 1 << 15, 1<<31 - 1, -1 << 31, 1 << 33, -(1 << 40), 1 << 62, math.MaxInt64, math.MinInt64 + 1} {
+		for _, tail := range []int{0, 8} { // near the trie's end, and with bytes after
+			b, flags := appendForTest(nil, 0x5a, v)
+			b = append(b, make([]byte, tail)...)
+			hash, hasHash, got, ok := Decode(flags, b)
+			if !ok || !hasHash || hash != 0x5a || got != v {
+				t.Errorf("v=%d tail=%d: Decode(%#x, %x) = %02x %v %d %v", v, tail, flags, b, hash, hasHash, got, ok)
+			}
+			if Length(flags) != int64(1+PositionSize(v)) {
+				t.Errorf("v=%d: Length(%#x) = %d, want %d", v, flags, Length(flags), 1+PositionSize(v))
+			}
+			if _, _, _, ok := Decode(flags, b[:Length(flags)-1]); ok {
+				t.Errorf("v=%d: a payload one byte short decodes", v)
+			}
+		}
+	}
+	// The hash-less form Cassandra reads but never writes: flags bytes.
+	if hash, hasHash, v, ok := Decode(2, []byte{0xff, 0x7f}); !ok || hasHash || hash != 0 || v != -129 {
+		t.Errorf("hash-less ff7f: %02x %v %d %v", hash, hasHash, v, ok)
+	}
+	if Length(2) != 2 {
+		t.Errorf("Length(2) = %d", Length(2))
+	}
+	if _, _, _, ok := Decode(0, []byte{1, 2, 3}); ok {
+		t.Error("flags 0 decodes")
+	}
+	if PositionSize(0) != 1 || PositionSize(-1) != 1 || PositionSize(128) != 2 || PositionSize(math.MaxInt64) != 8 {
+		t.Error("PositionSize is not SizedInts.nonZeroSize")
+	}
+	if PositionSize(math.MinInt64) != 8 {
+		t.Error("PositionSize(NOT_FOUND)")
+	}
+}
