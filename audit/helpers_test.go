@@ -3,13 +3,11 @@ package audit
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -92,73 +90,31 @@ func checkPartial(t *testing.T, c goldenCase, b *partitionindex.Builder, buf *by
 	return got
 }
 
-// The key shapes partitionindex's model tests use (its model_test.go), for
+// The key shapes of internal/keyset, which partitionindex's model tests use too, for
 // files the checks must pass and samples to damage.
 
-// keySet is a generator of raw keys for one kind of test input.
+// keySet is a generator of raw keys for one kind of test input: one of
+// keyset.Shapes, or a test's own.
 type keySet struct {
 	name string
 	gen  func(r *rand.Rand, n int) [][]byte
 }
 
-func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
-	return randomBytesN(r, minLen+r.IntN(maxLen-minLen+1), alphabet)
-}
-
-// randomBytesN returns n random bytes, drawn from alphabet if it is not nil.
-func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		if alphabet != nil {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		} else {
-			b[i] = byte(r.Uint32())
-		}
+// keySets are keyset.Shapes, the shapes audit's checks are tested on too.
+var keySets = func() []keySet {
+	var out []keySet
+	for _, s := range keyset.Shapes {
+		out = append(out, keySet{s.Name, s.Gen})
 	}
-	return b
+	return out
+}()
+
+func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
+	return keyset.RandomBytes(r, minLen, maxLen, alphabet)
 }
 
-var keySets = []keySet{
-	{"random", func(r *rand.Rand, n int) [][]byte {
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = randomBytes(r, 0, 24, nil)
-		}
-		return out
-	}},
-	{"sequential", func(r *rand.Rand, n int) [][]byte {
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = binary.BigEndian.AppendUint64(nil, uint64(i))
-		}
-		return out
-	}},
-	{"zeros-and-ff", func(r *rand.Rand, n int) [][]byte {
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = randomBytes(r, 0, 6, []byte{0x00, 0x01, 0xFE, 0xFF})
-		}
-		return out
-	}},
-	{"long-shared-prefix", func(r *rand.Rand, n int) [][]byte {
-		prefix := randomBytes(r, 5000, 5000, nil)
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = append(slices.Clone(prefix), randomBytes(r, 0, 8, []byte{0, 1, 2, 0xFF})...)
-		}
-		return out
-	}},
-	{"prefixes-of-others", func(r *rand.Rand, n int) [][]byte {
-		out := make([][]byte, 0, n)
-		for len(out) < n {
-			k := randomBytes(r, 1, 12, []byte("abc"))
-			out = append(out, k)
-			for j := 1; j < len(k) && len(out) < n; j += 1 + r.IntN(3) {
-				out = append(out, k[:j])
-			}
-		}
-		return out
-	}},
+func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
+	return keyset.RandomBytesN(r, n, alphabet)
 }
 
 // buildModel builds the index of raws (deduplicated and sorted by the
