@@ -10,6 +10,7 @@ import (
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
@@ -97,19 +98,19 @@ func TestCheckModelFiles(t *testing.T) {
 		sizes = sizes[:6]
 	}
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
-		for _, ks := range keySets {
+		for _, ks := range keyset.Shapes {
 			for _, n := range sizes {
-				if ks.name == "long-shared-prefix" && n > 1000 {
+				if ks.Name == "long-shared-prefix" && n > 1000 {
 					continue
 				}
-				if n > 10000 && (ks.name != "random" || p != partitioner.Murmur3) {
+				if n > 10000 && (ks.Name != "random" || p != partitioner.Murmur3) {
 					continue // as TestModelLookups: one 100k set
 				}
 				for _, pageSize := range []int{0, 64} {
-					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
+					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize)
 					t.Run(name, func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
-						file, entries := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.Name))))
+						file, entries := buildModel(t, p, ks.Gen(r, n), r, pageSize)
 						ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: p})
 						require.NoError(t, err)
 						rep := requireClean(t, ix, Options{PageSize: pageSize}, name)
@@ -155,10 +156,10 @@ func checkSamples(t *testing.T) map[string]struct {
 			}{c.want, c.part, 0}
 		}
 	}
-	for i, ks := range keySets {
+	for i, ks := range keyset.Shapes {
 		r := rand.New(rand.NewPCG(uint64(i), 9))
-		file, _ := buildModel(t, partitioner.ByteOrdered, ks.gen(r, 60), r, 64)
-		out["model/"+ks.name] = struct {
+		file, _ := buildModel(t, partitioner.ByteOrdered, ks.Gen(r, 60), r, 64)
+		out["model/"+ks.Name] = struct {
 			file []byte
 			part partitioner.Partitioner
 			page int
@@ -330,8 +331,8 @@ func TestCheckReport(t *testing.T) {
 		samples = append(samples, sample{"golden/" + c.name, c.want, c.part, 0})
 	}
 	r := rand.New(rand.NewPCG(8, 8))
-	file, _ := buildModel(t, partitioner.ByteOrdered, keySets[0].gen(r, 3000), r, 64)
-	samples = append(samples, sample{"model/" + keySets[0].name + "/page=64", file, partitioner.ByteOrdered, 64})
+	file, _ := buildModel(t, partitioner.ByteOrdered, keyset.Shapes[0].Gen(r, 3000), r, 64)
+	samples = append(samples, sample{"model/" + keyset.Shapes[0].Name + "/page=64", file, partitioner.ByteOrdered, 64})
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
 			ix, err := partitionindex.NewIndex(s.file, partitionindex.OpenOptions{Partitioner: s.part})

@@ -90,24 +90,8 @@ func checkPartial(t *testing.T, c goldenCase, b *partitionindex.Builder, buf *by
 	return got
 }
 
-// The key shapes of internal/keyset, which partitionindex's model tests use too, for
-// files the checks must pass and samples to damage.
-
-// keySet is a generator of raw keys for one kind of test input: one of
-// keyset.Shapes, or a test's own.
-type keySet struct {
-	name string
-	gen  func(r *rand.Rand, n int) [][]byte
-}
-
-// keySets are keyset.Shapes, the shapes audit's checks are tested on too.
-var keySets = func() []keySet {
-	var out []keySet
-	for _, s := range keyset.Shapes {
-		out = append(out, keySet{s.Name, s.Gen})
-	}
-	return out
-}()
+// randomBytes and randomBytesN are keyset's, as in partitionindex's model
+// tests; the key shapes the checks are tested on are keyset.Shapes.
 
 func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
 	return keyset.RandomBytes(r, minLen, maxLen, alphabet)

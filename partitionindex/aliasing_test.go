@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -187,13 +188,13 @@ func collectPositions(it *Iterator, between func()) ([]int64, error) {
 // the model says.
 func TestAliasingInterleaved(t *testing.T) {
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-		for _, ks := range keySets {
-			if ks.name == "long-shared-prefix" {
+		for _, ks := range keyset.Shapes {
+			if ks.Name == "long-shared-prefix" {
 				continue
 			}
-			t.Run(fmt.Sprintf("%v/%s", p, ks.name), func(t *testing.T) {
-				r := rand.New(rand.NewPCG(21, uint64(len(ks.name))))
-				file, m := buildModel(t, p, ks.gen(r, 300), r, 64)
+			t.Run(fmt.Sprintf("%v/%s", p, ks.Name), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(21, uint64(len(ks.Name))))
+				file, m := buildModel(t, p, ks.Gen(r, 300), r, 64)
 				ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 				require.NoError(t, err)
 				quiet, err := ix.OpenReader()
@@ -261,7 +262,7 @@ func boundsName(b [2]*partitioner.Key) string {
 func TestAliasingKeyAtReentry(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-		file, m := buildModel(t, p, keySets[4].gen(r, 300), r, 0)
+		file, m := buildModel(t, p, keyset.Shapes[4].Gen(r, 300), r, 0)
 		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 		require.NoError(t, err)
 		rd, err := ix.OpenReader()
@@ -344,7 +345,7 @@ func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, di
 // longer pins.
 func TestAliasingCloseDuringScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 9))
-	file, _ := buildModel(t, partitioner.Murmur3, keySets[0].gen(r, 100), r, 0)
+	file, _ := buildModel(t, partitioner.Murmur3, keyset.Shapes[0].Gen(r, 100), r, 0)
 	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
 	require.NoError(t, err)
 	for _, kind := range scanKinds {

@@ -70,10 +70,10 @@ func sameResult(a, b Result) bool {
 
 func TestGetBatchMatchesGetAndModel(t *testing.T) {
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
-		for _, ks := range keySets {
-			t.Run(p.String()+"/"+ks.name, func(t *testing.T) {
-				r := rand.New(rand.NewPCG(11, uint64(len(ks.name))))
-				raws := ks.gen(r, 3000)
+		for _, ks := range keyset.Shapes {
+			t.Run(p.String()+"/"+ks.Name, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(11, uint64(len(ks.Name))))
+				raws := ks.Gen(r, 3000)
 				members, absent := raws[:2000], raws[2000:]
 				file, m := buildModel(t, p, members, r, 0)
 				ix, err := NewIndex(file, OpenOptions{Partitioner: p})

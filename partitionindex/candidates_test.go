@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -16,7 +17,7 @@ import (
 // an entry on the wrong side, it is not).
 func TestCeilingFloorRequireKeyAt(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	file, m := buildModel(t, partitioner.ByteOrdered, keySets[4].gen(r, 200), r, 0)
+	file, m := buildModel(t, partitioner.ByteOrdered, keyset.Shapes[4].Gen(r, 200), r, 0)
 	_, rd := openIndexReader(t, file, partitioner.ByteOrdered)
 	// A probe just above a member whose stored prefix it shares: the
 	// entry on its path is smaller than the probe, not its ceiling.
@@ -38,10 +39,10 @@ func TestCeilingFloorRequireKeyAt(t *testing.T) {
 // strictly on the wanted side; and the confirmed calls agree.
 func TestCandidatesModel(t *testing.T) {
 	for _, p := range []partitioner.Partitioner{partitioner.ByteOrdered, partitioner.Murmur3, partitioner.Random} {
-		for _, ks := range []keySet{keySets[2], keySets[4]} {
-			t.Run(fmt.Sprintf("%v/%s", p, ks.name), func(t *testing.T) {
+		for _, ks := range []keyset.Shape{keyset.Shapes[2], keyset.Shapes[4]} {
+			t.Run(fmt.Sprintf("%v/%s", p, ks.Name), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(1, uint64(p)))
-				file, m := buildModel(t, p, ks.gen(r, 500), r, 64)
+				file, m := buildModel(t, p, ks.Gen(r, 500), r, 64)
 				_, rd := openIndexReader(t, file, p)
 				byPos := map[int64]partitioner.Key{}
 				for _, e := range m.sorted() {

@@ -62,22 +62,8 @@ func (m *model) keyAt(pos int64) ([]byte, error) {
 	return raw, nil
 }
 
-// keySet is a generator of raw keys for one kind of test input: one of
-// keyset.Shapes, or a test's own.
-type keySet struct {
-	name string
-	gen  func(r *rand.Rand, n int) [][]byte
-}
-
-// keySets are keyset.Shapes, the shapes audit's checks are tested on too.
-var keySets = func() []keySet {
-	var out []keySet
-	for _, s := range keyset.Shapes {
-		out = append(out, keySet{s.Name, s.Gen})
-	}
-	return out
-}()
-
+// randomBytes and randomBytesN are keyset's, shared with audit's tests, as
+// the key shapes (keyset.Shapes) are.
 func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
 	return keyset.RandomBytes(r, minLen, maxLen, alphabet)
 }
@@ -130,19 +116,19 @@ func TestModelLookups(t *testing.T) {
 		sizes = sizes[:5]
 	}
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
-		for _, ks := range keySets {
+		for _, ks := range keyset.Shapes {
 			for _, n := range sizes {
-				if ks.name == "long-shared-prefix" && n > 1000 {
+				if ks.Name == "long-shared-prefix" && n > 1000 {
 					continue // 5 KB keys: 1000 of them exercise page crossings enough
 				}
-				if n > 10000 && (ks.name != "random" || p != partitioner.Murmur3) {
+				if n > 10000 && (ks.Name != "random" || p != partitioner.Murmur3) {
 					continue // one 100k set: the size the issue asks round trips to reach
 				}
 				for _, pageSize := range []int{0, 64} {
-					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize)
+					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize)
 					t.Run(name, func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.name))))
-						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.Name))))
+						file, m := buildModel(t, p, ks.Gen(r, n), r, pageSize)
 						checkAgainstModel(t, p, file, m, r)
 					})
 				}

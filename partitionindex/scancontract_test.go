@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -136,7 +137,7 @@ func scanModel(t *testing.T, rd *Reader, kind scanKind, start, end *partitioner.
 // bounds, one, or none, on key sets with prefixes on each other's paths
 // and 00/FF-heavy keys, with default and tiny pages.
 func TestScanContractModel(t *testing.T) {
-	sets := []keySet{keySets[2], keySets[4], {"tiny-alphabet", func(r *rand.Rand, n int) [][]byte {
+	sets := []keyset.Shape{keyset.Shapes[2], keyset.Shapes[4], {Name: "tiny-alphabet", Gen: func(r *rand.Rand, n int) [][]byte {
 		out := make([][]byte, n)
 		for i := range out {
 			out[i] = randomBytes(r, 0, 4, []byte{0x00, 0xFF})
@@ -147,9 +148,9 @@ func TestScanContractModel(t *testing.T) {
 		for _, ks := range sets {
 			for _, n := range []int{1, 2, 3, 5, 20, 300} {
 				for _, pageSize := range []int{0, 64} {
-					t.Run(fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.name, n, pageSize), func(t *testing.T) {
+					t.Run(fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize), func(t *testing.T) {
 						r := rand.New(rand.NewPCG(uint64(n), uint64(pageSize)))
-						file, m := buildModel(t, p, ks.gen(r, n), r, pageSize)
+						file, m := buildModel(t, p, ks.Gen(r, n), r, pageSize)
 						_, rd := openIndexReader(t, file, p)
 						entries := m.sorted()
 						probes := probeKeys(r, p, entries, 60)
@@ -222,7 +223,7 @@ func TestScanContractCases(t *testing.T) {
 func TestScanContractEncodedBoundsCopied(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, p := range []partitioner.Partitioner{partitioner.ByteOrdered, partitioner.Murmur3} {
-		file, m := buildModel(t, p, keySets[4].gen(r, 200), r, 64)
+		file, m := buildModel(t, p, keyset.Shapes[4].Gen(r, 200), r, 64)
 		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
 		require.NoError(t, err)
 		rd, err := ix.OpenReader()
