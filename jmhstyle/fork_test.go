@@ -153,9 +153,25 @@ func TestSingleShot(t *testing.T) {
 	}
 	// 1000 B lands in the 1024-byte size class: 102.4 B/op, plus the
 	// runner's own per-iteration bytes (a few hundred at most), which
-	// matter here only because an iteration has just 10 ops.
-	if !raceEnabled() && (r.BytesPerOp < 102.4 || r.BytesPerOp > 140) {
-		t.Errorf("%.1f B/op, want 102.4 (1000 B per call of 10 ops) plus a little", r.BytesPerOp)
+	// matter here only because an iteration has just 10 ops. The bytes
+	// come from runtime.MemStats, which counts every goroutine of the
+	// process, so a runtime or testing goroutine allocating during one of
+	// these 10-op iterations can push a run over (290 B/op once in CI under
+	// go1.25.0, at 8503ea9): the bound holds if any of three runs meets it.
+	if !raceEnabled() {
+		var got []float64
+		for attempt := 0; attempt < 3; attempt++ {
+			if attempt > 0 {
+				r = runOne(t, shotBench(), cfg)
+			}
+			got = append(got, r.BytesPerOp)
+			if r.BytesPerOp >= 102.4 && r.BytesPerOp <= 140 {
+				break
+			}
+		}
+		if b := got[len(got)-1]; b < 102.4 || b > 140 {
+			t.Errorf("B/op of three runs %.1f, want 102.4 (1000 B per call of 10 ops) plus a little", got)
+		}
 	}
 	cfg.Threads = 2
 	if _, err := Run([]Benchmark{shotBench()}, cfg); err == nil || !strings.Contains(err.Error(), "single-shot") {
