@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -406,10 +407,7 @@ func (s *suite) workloads() ([]workload.Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.o.run != nil {
-			ws = slices.DeleteFunc(ws, func(w workload.Workload) bool { return !s.o.run.MatchString(w.ID()) })
-		}
-		return ws, nil
+		return s.matching(ws)
 	}
 	var builds, cold, lookups []*workload.Set
 	if s.o.in != "" {
@@ -433,8 +431,30 @@ func (s *suite) workloads() ([]workload.Workload, error) {
 	if s.o.which != "build" {
 		ws = append(ws, workload.LookupWorkloads(lookups, &s.bad)...)
 	}
-	if s.o.run != nil {
-		ws = slices.DeleteFunc(ws, func(w workload.Workload) bool { return !s.o.run.MatchString(w.ID()) })
+	return s.matching(ws)
+}
+
+// matching applies --run. A pattern that matches nothing is an error that
+// lists some IDs, not an empty table with exit status 0: parameters come in
+// declaration order and threads is never part of an ID, so a plausible
+// pattern such as 'threads=1' or 'set=…/keys=…' silently selected nothing.
+func (s *suite) matching(ws []workload.Workload) ([]workload.Workload, error) {
+	if s.o.run == nil {
+		return ws, nil
+	}
+	all := ws
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w workload.Workload) bool { return !s.o.run.MatchString(w.ID()) })
+	if len(ws) == 0 && len(all) > 0 {
+		ids := make([]string, 0, 4)
+		for _, w := range all[:min(len(all), 4)] {
+			ids = append(ids, w.ID())
+		}
+		more := ""
+		if len(all) > len(ids) {
+			more = fmt.Sprintf(", … (%d in all)", len(all))
+		}
+		return nil, fmt.Errorf("bench: --run %q matches no benchmark; IDs look like %s%s (threads is not part of an ID)",
+			s.o.run.String(), strings.Join(ids, ", "), more)
 	}
 	return ws, nil
 }

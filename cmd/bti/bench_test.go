@@ -134,6 +134,20 @@ func TestBenchBadInput(t *testing.T) {
 	assert.Contains(t, r.stderr, "no keys to benchmark")
 }
 
+// TestBenchRunMatchesNothing: a --run pattern that selects no benchmark is
+// an error naming the pattern and showing what IDs look like, not an empty
+// table with exit status 0 (threads is never part of an ID).
+func TestBenchRunMatchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.tsv")
+	writeFile(t, keys, "00\t1\n01\t2\n")
+	r := bti(append([]string{"bench", "--in", keys, "--partitioner", "byteordered", "--run", "threads=1"}, tiny...)...)
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, `--run "threads=1" matches no benchmark`)
+	assert.Contains(t, r.stderr, "build/")
+	assert.Empty(t, r.stdout)
+}
+
 // TestBenchForks runs the real binary so the fork children (re-executions
 // with JMHSTYLE_FORK set) go through main's MaybeRunFork hook.
 func TestBenchForks(t *testing.T) {
