@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -15,7 +16,7 @@ import (
 // writer's, and ResetPartition abandons a partition without ending the file.
 func TestCompleteEndsTheFile(t *testing.T) {
 	cols, blocks := wideBlocks(40)
-	want := cleanBuild(t, cols, blocks, 10, rowindex.PathScratch)
+	want := cleanBuild(t, cols, blocks, 10, buildpath.Scratch)
 
 	sink := &failOnce{}
 	w := rowindex.NewWriter(sink, rowindex.Options{Columns: cols})

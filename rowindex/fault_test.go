@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
 
 // cleanBuild writes the partitions of blocks (each partition the blocks
 // [i*per, (i+1)*per)) without faults.
-func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Block, per int, path rowindex.Path) []byte {
+func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Block, per int, path buildpath.Path) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, Path: path})
+	w := refrows.New(path, &out, rowindex.Options{Columns: cols})
 	for i, b := range blocks {
 		if err := w.Add(b); err != nil {
 			t.Fatal(err)
@@ -36,10 +38,10 @@ func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Bl
 // refuse with a typed error; the refusals leave no trace in the file.
 func TestBadBlocks(t *testing.T) {
 	cols, blocks := wideBlocks(300)
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		want := cleanBuild(t, cols, blocks, 100, path)
 		var out bytes.Buffer
-		w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, Path: path})
+		w := refrows.New(path, &out, rowindex.Options{Columns: cols})
 		for i, b := range blocks {
 			if i%100 > 0 {
 				prev := blocks[i-1]
@@ -108,10 +110,10 @@ func (s *flakySink) Write(p []byte) (int, error) {
 // the file equals a clean build's.
 func TestFailedWrites(t *testing.T) {
 	cols, blocks := wideBlocks(30000)
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		want := cleanBuild(t, cols, blocks, 1000, path)
 		sink := &flakySink{r: rand.New(rand.NewPCG(1, uint64(path)))}
-		w := rowindex.NewWriter(sink, rowindex.Options{Columns: cols, Path: path})
+		w := refrows.New(path, sink, rowindex.Options{Columns: cols})
 		retry := func(f func() error) {
 			for tries := 0; ; tries++ {
 				err := f()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/rowindex"
@@ -25,7 +26,7 @@ func TestGoldenRowsReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			data := c.RowsDB(t)
-			_, result := build(t, f, rowindex.PathScratch) // checked against RESULT by TestGoldenRows
+			_, result := build(t, f, buildpath.Scratch) // checked against RESULT by TestGoldenRows
 			values := resultValues(t, result)
 			var positions []int64
 			checked := 0

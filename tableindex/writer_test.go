@@ -24,7 +24,7 @@ func TestGoldenBothIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+			for _, path := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
 				var parts, rows bytes.Buffer
 				w := tableindex.NewWriter(&parts, &rows, tableindex.Options{Partitioner: partitioner.ByteOrdered, Columns: f.Columns, Path: path})
 				var lines []rowstsv.ResultLine

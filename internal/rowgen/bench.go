@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -59,7 +61,7 @@ func Benchmarks(n int, bad *atomic.Int64) []jmhstyle.Benchmark {
 		return nil
 	}
 	var out []jmhstyle.Benchmark
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		out = append(out, jmhstyle.Benchmark{
 			Name:   BuildName,
 			Params: []jmhstyle.Param{blocksParam, {Key: "path", Value: path.String()}},
@@ -96,8 +98,8 @@ func (f *failer) fail(name string, err error) {
 	}
 }
 
-func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path rowindex.Path, bad, indexBytes *atomic.Int64) func(int) {
-	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols, Path: path})
+func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path buildpath.Path, bad, indexBytes *atomic.Int64) func(int) {
+	w := refrows.New(path, io.Discard, rowindex.Options{Columns: cols})
 	f := failer{bad: bad}
 	end := blocks[len(blocks)-1].Offset + BlockSize
 	next := 0
