@@ -229,6 +229,58 @@ func TestRowsBench(t *testing.T) {
 	assert.Contains(t, r.stderr, "--blocks 1")
 }
 
+// TestRowsBenchIn: --in times the Rows.db build of a given rows.tsv on both
+// paths, one op per block; the file is checked first, so a line that does
+// not parse or a block the writer refuses fails with its line number, and
+// flags that make no sense with --in are usage errors.
+func TestRowsBenchIn(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "small.tsv")
+	writeFile(t, in, smallRows)
+	quick := []string{"--forks", "0", "--warmup", "-1", "--iterations", "1", "--time", "5ms"}
+
+	r := bti(append([]string{"rows", "bench", "--in", in, "--format", "csv"}, quick...)...)
+	requireCode(t, 0, r)
+	assert.Equal(t, 2, strings.Count(r.stdout, "rows-build"), r.stdout)
+	assert.NotContains(t, r.stdout, "rows-lookup")
+	for _, want := range []string{",small,3,scratch\n", ",small,3,reference\n"} { // params in, blocks, path
+		assert.Contains(t, r.stdout, want)
+	}
+	r = bti(append([]string{"rows", "bench", "--in", in, "--format", "benchfmt"}, quick...)...)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "BenchmarkRowsBuild/in=small/blocks=3/path=scratch/threads=1-")
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--in", in, "--blocks", "50"}, "--blocks and --in exclude each other"},
+		{[]string{"--in", in, "--benchmark", "lookup"}, "--in times rows-build only"},
+	} {
+		r := bti(append([]string{"rows", "bench"}, tc.args...)...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.msg)
+	}
+
+	r = bti("rows", "bench", "--in", filepath.Join(dir, "missing.tsv"))
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "missing.tsv")
+
+	// Line 5 does not parse; line 6's block overlaps line 5's.
+	for _, tc := range []struct{ text, msg string }{
+		{strings.Replace(smallRows, "00000003:63\t00000003:61\t2000", "00000003:63\t00000003:61\tx", 1), "line 5"},
+		{strings.Replace(smallRows, "00000004:\t", "00000003:62\t", 1), "line 3"},
+	} {
+		bad := filepath.Join(dir, "bad.tsv")
+		writeFile(t, bad, tc.text)
+		require.NotEqual(t, smallRows, tc.text)
+		r := bti(append([]string{"rows", "bench", "--in", bad}, quick...)...)
+		requireCode(t, 2, r)
+		assert.Contains(t, r.stderr, tc.msg)
+		assert.NotContains(t, r.stdout, "rows-build", "nothing may be timed")
+	}
+}
+
 // TestRowsBuildOutputs: rows build writes up to three files through the
 // same output rules as build; an output that is the input, or two flags
 // naming one file, is refused (exit 2) before anything is written.
