@@ -1,6 +1,7 @@
 package rowindex
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/bti-go/bti/bytecomparable"
@@ -129,8 +130,10 @@ func (w *Writer) Flush() error { return w.core.Flush() }
 // next Add, by which time the ring has made it Previous, not yet reused.
 func (w *Writer) Add(b Block) error {
 	open := rowfile.Deletion(b.OpenDeletion)
-	if err := w.core.Check(b.Offset, open); err != nil {
-		return err
+	if !w.core.Ready(b.Offset, open) {
+		if err := w.core.Check(b.Offset, open); err != nil {
+			return err
+		}
 	}
 	first, err := bytecomparable.AppendClustering(w.first[:0], w.cols, b.First, b.FirstKind)
 	if err != nil {
@@ -142,29 +145,34 @@ func (w *Writer) Add(b Block) error {
 		return w.core.EncodeError("last", err)
 	}
 	prevMax := w.keys.Current()
-	if err := w.core.OrderError(prevMax, first, last); err != nil {
+	var sep []byte // the empty key for a partition's first block
+	d := 0
+	if w.core.Blocks() > 0 {
+		// prevMax < first holds when they differ at some d with
+		// prevMax[d] < first[d] (a prefix cannot happen: see OrderError,
+		// which also says what is wrong when the test fails).
+		d = bytecomparable.DiffPoint(prevMax, first) - 1
+		if d >= len(prevMax) || d >= len(first) || prevMax[d] >= first[d] {
+			return w.core.OrderError(prevMax, first, last)
+		}
+		sep = prevMax[:d+1]
+	}
+	if bytes.Compare(first, last) > 0 {
+		return w.core.OrderError(prevMax, first, last)
+	}
+	// The separator is prevMax[:d+1] with its last byte incremented (it
+	// cannot overflow: it is below first[d]).
+	if sep != nil {
+		sep[d]++
+	}
+	if err := w.core.Add(sep, b.Offset, open); err != nil {
+		if sep != nil {
+			sep[d]--
+		}
 		return err
 	}
-	sepLen := 0
-	if w.core.Blocks() == 0 {
-		if err := w.core.Add(nil, b.Offset, open); err != nil {
-			return err
-		}
-	} else {
-		// Clustering prefixes of every kind are prefix-free (each ends in a
-		// terminator where any longer one has a separator or another
-		// terminator), so prevMax < first differ at some d < len(prevMax).
-		d := bytecomparable.DiffPoint(prevMax, first) - 1
-		orig := prevMax[d]
-		prevMax[d]++
-		if err := w.core.Add(prevMax[:d+1], b.Offset, open); err != nil {
-			prevMax[d] = orig
-			return err
-		}
-		sepLen = d + 1
-	}
 	w.keys.Commit(last)
-	w.sepLen = sepLen
+	w.sepLen = len(sep)
 	return nil
 }
 

@@ -88,6 +88,17 @@ func (w *Writer) blockError(err error, reason string) error {
 	return &BlockError{Err: err, Block: w.count, Reason: reason}
 }
 
+// Ready reports whether Check would accept a block at offset with open
+// without work: the file and partition are open, no batch is due for the
+// sink, and the offset and deletion are storable. It is the per-block
+// fast path (small enough to inline); when it says no, Check says why.
+func (w *Writer) Ready(offset int64, open Deletion) bool {
+	return !w.finished && !w.completed && !w.out.Full() &&
+		uint64(offset) < 1<<55 && // 0 <= offset and SizedIntSize(offset) < 8
+		(offset > w.lastOffset || w.count == 0) &&
+		(!open.Deleted || open.MarkedForDeleteAt >= 0)
+}
+
 // Check refuses a block the writer cannot take whatever its clusterings:
 // after Complete or CompletePartition, an offset that is negative, not
 // after the previous block's or too large, an open deletion that cannot
@@ -123,13 +134,20 @@ func (w *Writer) EncodeError(which string, err error) error {
 }
 
 // OrderError checks first <= last and prevMax < first over encodings
-// (prevMax is ignored for a partition's first block).
+// (prevMax is ignored for a partition's first block). It also refuses a
+// prevMax that is a proper prefix of first, which encoded clusterings
+// never are (each ends in a terminator where a longer one has a separator
+// or another terminator): the separator is made at the first byte where
+// prevMax and first differ, so one must exist.
 func (w *Writer) OrderError(prevMax, first, last []byte) error {
 	if bytes.Compare(first, last) > 0 {
 		return w.blockError(ErrBlockOrder, fmt.Sprintf("first clustering %x sorts after its last clustering %x", first, last))
 	}
 	if w.count > 0 && bytes.Compare(prevMax, first) >= 0 {
 		return w.blockError(ErrBlockOrder, fmt.Sprintf("first clustering %x does not sort after the previous block's last clustering %x (blocks out of order or overlapping)", first, prevMax))
+	}
+	if w.count > 0 && bytes.HasPrefix(first, prevMax) {
+		return w.blockError(ErrBlockOrder, fmt.Sprintf("the previous block's last clustering %x is a prefix of the first clustering %x", prevMax, first))
 	}
 	return nil
 }
