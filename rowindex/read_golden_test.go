@@ -2,8 +2,6 @@ package rowindex_test
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
@@ -27,18 +25,21 @@ func TestGoldenRowsReadBack(t *testing.T) {
 			}
 			data := c.RowsDB(t)
 			_, result := build(t, f, buildpath.Scratch) // checked against RESULT by TestGoldenRows
-			values := resultValues(t, result)
+			lines, err := rowstsv.ReadResult(result)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var positions []int64
 			checked := 0
 			for pi, p := range f.Partitions {
-				if values[pi] < 0 {
+				if lines[pi].Value < 0 {
 					if len(p.Blocks) > 1 {
 						t.Fatalf("partition %x has %d blocks but no row index", p.Key, len(p.Blocks))
 					}
 					continue
 				}
-				positions = append(positions, values[pi])
-				part, err := rowindex.OpenPartition(data, values[pi], f.Columns)
+				positions = append(positions, lines[pi].Value)
+				part, err := rowindex.OpenPartition(data, lines[pi].Value, f.Columns)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,21 +109,6 @@ func TestGoldenRowsReadBack(t *testing.T) {
 			t.Logf("%d floors checked in %d indexed partitions", checked, len(positions))
 		})
 	}
-}
-
-// resultValues parses the partitions_db_value column of a RESULT text.
-func resultValues(t *testing.T, result []byte) []int64 {
-	t.Helper()
-	var out []int64
-	for _, line := range strings.Split(strings.TrimRight(string(result), "\n"), "\n")[1:] {
-		var key string
-		var v, root, blocks int64
-		if _, err := fmt.Sscan(line, &key, &v, &root, &blocks); err != nil {
-			t.Fatalf("RESULT line %q: %v", line, err)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // TestWalkCatchesCrossPartitionPointer patches the golden multi-partition
