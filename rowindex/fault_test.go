@@ -18,6 +18,17 @@ func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Bl
 	t.Helper()
 	var out bytes.Buffer
 	w := refrows.New(path, &out, rowindex.Options{Columns: cols})
+	addPartitions(t, w, blocks, per)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// addPartitions adds blocks to w as partitions of per blocks each (key the
+// last block's index, ending 1 after it), failing t on any error.
+func addPartitions(t *testing.T, w refrows.IndexWriter, blocks []rowindex.Block, per int) {
+	t.Helper()
 	for i, b := range blocks {
 		if err := w.Add(b); err != nil {
 			t.Fatal(err)
@@ -28,10 +39,6 @@ func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Bl
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
 }
 
 // TestBadBlocks offers, before each good block, blocks the writer must
