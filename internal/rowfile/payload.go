@@ -35,12 +35,10 @@ func AppendPayload(dst []byte, offset int64, open Deletion) ([]byte, byte) {
 	// (one store instead of a loop of appends).
 	dst = binary.BigEndian.AppendUint64(dst, uint64(offset)<<(64-8*size))
 	dst = dst[:len(dst)-8+size]
-	flags := byte(size)
 	if open.Deleted {
-		flags |= flagOpenMarker
-		dst = AppendDeletion(dst, open)
+		return AppendDeletion(dst, open), byte(size) | flagOpenMarker
 	}
-	return dst, flags
+	return dst, byte(size)
 }
 
 // DecodePayload reads a payload written by AppendPayload. b runs to the
