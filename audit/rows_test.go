@@ -118,15 +118,7 @@ func TestCheckRowsGolden(t *testing.T) {
 // partitions) in ways a reader may not notice and checks each is reported
 // under its rule, with the other partitions still checked.
 func TestCheckRowsDamage(t *testing.T) {
-	var c golden.RowsCase
-	for _, rc := range golden.RowsCases(t) {
-		if rc.Name == "multi-partition" {
-			c = rc
-		}
-	}
-	if c.Name == "" {
-		t.Skip("golden case multi-partition not found")
-	}
+	c := golden.RowsCaseNamed(t, "multi-partition")
 	data, pos, _ := goldenPositions(t, c)
 	const entry7002, root7002 = 217, 201 // see TestWalkCatchesCrossPartitionPointer
 	check := func(data []byte, pos []int64) *audit.Report {

@@ -116,15 +116,7 @@ func TestGoldenRowsReadBack(t *testing.T) {
 // trie (a valid node, at 7): the full-file reader follows it, Walk, which
 // reads each trie only between its neighbouring entries, reports it.
 func TestWalkCatchesCrossPartitionPointer(t *testing.T) {
-	var c golden.RowsCase
-	for _, rc := range golden.RowsCases(t) {
-		if rc.Name == "multi-partition" {
-			c = rc
-		}
-	}
-	if c.Name == "" {
-		t.Skip("golden case multi-partition not found")
-	}
+	c := golden.RowsCaseNamed(t, "multi-partition")
 	data := c.RowsDB(t)
 	const root7002, entry7000, entry7002 = 201, 31, 217
 	if data[root7002] != 0x29 || data[root7002+2] != 0x02 {
