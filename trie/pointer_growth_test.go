@@ -33,15 +33,12 @@ func TestPointerGrowth(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w := NewWriter(&buf, Options{})
+			entries := make([]entry, len(c.keys))
 			for i, k := range c.keys {
-				require.NoError(t, w.Add([]byte(k), 8, bytes.Repeat([]byte{byte(i + 1)}, c.sizes[i])))
+				entries[i] = entry{key: []byte(k), flags: 8, payload: bytes.Repeat([]byte{byte(i + 1)}, c.sizes[i])}
 			}
-			root, err := w.Complete()
-			require.NoError(t, err)
-			tr, err := New(Source{File: buf.Bytes()}, root)
-			require.NoError(t, err)
+			data, root := writeEntries(t, entries, Options{})
+			tr := mustNew(t, data, root)
 			st, err := tr.Stats()
 			require.NoError(t, err)
 			for _, typ := range c.want {

@@ -141,27 +141,12 @@ func TestSerializeEachType(t *testing.T) {
 // A leaf payload bigger than a (tiny) page: the layout writes the node
 // across the boundary instead of retrying it forever, and it reads back.
 func TestNodeBiggerThanPage(t *testing.T) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf, Options{PageSize: 64})
 	big := bytes.Repeat([]byte{7}, 200)
+	var entries []entry
 	for _, k := range []string{"a", "b", "c"} {
-		require.NoError(t, w.Add([]byte(k), 8, big))
+		entries = append(entries, entry{key: []byte(k), flags: 8, payload: big})
 	}
-	root, err := w.Complete()
-	require.NoError(t, err)
-	tr, err := New(Source{File: buf.Bytes()}, root)
-	require.NoError(t, err)
-	var it Iterator
-	it.Reset(tr, nil, nil, true)
-	n := 0
-	for it.Next() {
-		_, p, err := tr.Payload(it.Node())
-		require.NoError(t, err)
-		require.Equal(t, big, p[:200])
-		n++
-	}
-	require.NoError(t, it.Err())
-	require.Equal(t, 3, n)
+	checkPayloads(t, entries, Options{PageSize: 64})
 }
 
 // Building is bound by touching nodes: keep two in a cache line.
@@ -171,22 +156,24 @@ func TestNodeIsHalfACacheLine(t *testing.T) {
 
 // Payloads longer than a node holds go to the side table and come back.
 func TestBigPayloads(t *testing.T) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf, Options{})
+	var entries []entry
 	for i, k := range []string{"a", "b", "c", "d"} {
-		require.NoError(t, w.Add([]byte(k), 8, bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)))
+		entries = append(entries, entry{key: []byte(k), flags: 8, payload: bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)})
 	}
-	root, err := w.Complete()
-	require.NoError(t, err)
-	tr, err := New(Source{File: buf.Bytes()}, root)
-	require.NoError(t, err)
-	var it Iterator
-	it.Reset(tr, nil, nil, true)
-	for i := 0; it.Next(); i++ {
-		_, p, err := tr.Payload(it.Node())
+	checkPayloads(t, entries, Options{})
+}
+
+// checkPayloads writes entries under opts and checks that iteration lists
+// exactly them, in order, each with its payload.
+func checkPayloads(t *testing.T, entries []entry, opts Options) {
+	data, root := writeEntries(t, entries, opts)
+	tr := mustNew(t, data, root)
+	nodes := iterAll(t, tr, nil, nil, true)
+	require.Len(t, nodes, len(entries))
+	for i, n := range nodes {
+		f, p, err := tr.Payload(n)
 		require.NoError(t, err)
-		want := bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)
-		require.Equal(t, want, p[:len(want)], "payload %d", i)
+		require.Equal(t, entries[i].flags, f, "flags %d", i)
+		require.Equal(t, entries[i].payload, p[:len(entries[i].payload)], "payload %d", i)
 	}
-	require.NoError(t, it.Err())
 }
