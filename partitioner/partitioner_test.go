@@ -3,23 +3,16 @@ package partitioner
 import (
 	"bytes"
 	"crypto/md5"
-	"encoding/hex"
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-func h(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	require.NoError(t, err, s)
-	return b
-}
+	"github.com/bti-go/bti/internal/golden"
+)
 
 // TestHashVectors covers every row of docs/format.md §3.3.
 func TestHashVectors(t *testing.T) {
@@ -46,7 +39,7 @@ func TestHashVectors(t *testing.T) {
 		{"ffeeddccbbaa99887766554433221100ff", 8563223953164522988, 0x90d46fd544c6ccf7, 0xf7, 8563223953164522988},
 	}
 	for _, c := range cases {
-		raw := h(t, c.key)
+		raw := golden.Hex(t, c.key)
 		h1, h2 := Hash3x64_128(raw, 0)
 		assert.Equal(t, c.h1, int64(h1), "h1(%s)", c.key)
 		assert.Equal(t, c.h2, h2, "h2(%s)", c.key)
@@ -124,21 +117,21 @@ func TestParse(t *testing.T) {
 // TestComparableExamples covers the decorated-key examples of
 // docs/format.md §2.3 through Decorate, i.e. with real tokens.
 func TestComparableExamples(t *testing.T) {
-	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
 		Murmur3.Decorate([]byte{0, 1}).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
 		Murmur3.Decorate([]byte{0, 0, 0, 1}).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 00 00 00 00 00 00 00 00 40 00 38"), Murmur3.Decorate(nil).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 00 00 00 00 00 00 00 00 40 00 38"), Murmur3.Decorate(nil).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
 		Key{Partitioner: Murmur3, Token: 1, Raw: []byte{0, 1}}.AppendComparable(nil))
-	assert.Equal(t, h(t, "40 61 62 00 40 61 62 00 38"), ByteOrdered.Decorate([]byte("ab")).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 00 40 00 38"), ByteOrdered.Decorate(nil).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 61 62 00 40 61 62 00 38"), ByteOrdered.Decorate([]byte("ab")).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 00 40 00 38"), ByteOrdered.Decorate(nil).AppendComparable(nil))
 
 	k1 := Key{Partitioner: Murmur3, Token: 1}
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 20"), k1.AppendBound(nil, false))
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 60"), k1.AppendBound(nil, true))
-	assert.Equal(t, h(t, "40 61 00 20"), ByteOrdered.AppendMinBound(nil, []byte("a")))
-	assert.Equal(t, h(t, "40 61 00 60"), ByteOrdered.AppendMaxBound(nil, []byte("a")))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 20"), k1.AppendBound(nil, false))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 60"), k1.AppendBound(nil, true))
+	assert.Equal(t, golden.Hex(t, "40 61 00 20"), ByteOrdered.AppendMinBound(nil, []byte("a")))
+	assert.Equal(t, golden.Hex(t, "40 61 00 60"), ByteOrdered.AppendMaxBound(nil, []byte("a")))
 	tok := Murmur3.Decorate([]byte{0, 1}).Token
 	assert.Equal(t, Key{Partitioner: Murmur3, Token: tok}.AppendBound(nil, true), Murmur3.AppendMaxBound(nil, []byte{0, 1}))
 }
@@ -177,7 +170,7 @@ func TestRandomToken(t *testing.T) {
 	// |-2^127| = 2^127 still fits.
 	var buf [17]byte
 	top := RandomToken{Hi: 1 << 63}
-	assert.Equal(t, h(t, "00 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), top.twosComplement(&buf))
+	assert.Equal(t, golden.Hex(t, "00 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), top.twosComplement(&buf))
 	assert.Equal(t, []byte{0}, RandomToken{}.twosComplement(&buf))
 	assert.Equal(t, []byte{0xFF}, RandomToken{Min: true}.twosComplement(&buf))
 	assert.Equal(t, []byte{0x00, 0x80}, RandomToken{Lo: 0x80}.twosComplement(&buf))
@@ -190,7 +183,7 @@ func TestRandomToken(t *testing.T) {
 	if sum[0] != 0 {
 		assert.Equal(t, want, enc)
 	}
-	assert.Equal(t, h(t, "40 7F 40 00 38"), Random.Decorate(nil).AppendComparable(nil), "empty key: token -1")
+	assert.Equal(t, golden.Hex(t, "40 7F 40 00 38"), Random.Decorate(nil).AppendComparable(nil), "empty key: token -1")
 }
 
 func TestDecodeComparable(t *testing.T) {
@@ -208,7 +201,7 @@ func TestDecodeComparable(t *testing.T) {
 	}
 	_, err := Murmur3.DecodeComparable(nil, []byte{0x40})
 	assert.Error(t, err)
-	_, err = Random.DecodeComparable(nil, h(t, "40 7E 40 00 38"))
+	_, err = Random.DecodeComparable(nil, golden.Hex(t, "40 7E 40 00 38"))
 	assert.Error(t, err, "token -2 is not a RandomPartitioner token")
 	_, err = Partitioner(9).DecodeComparable(nil, nil)
 	assert.ErrorIs(t, err, ErrUnknown)
