@@ -13,16 +13,9 @@ import (
 	"github.com/bti-go/bti/internal/golden"
 )
 
-// forEachGolden runs f in a subtest on each Cassandra-written Partitions.db,
-// or skips when the golden folder is absent.
-func forEachGolden(t *testing.T, f func(t *testing.T, data []byte)) {
-	for _, c := range golden.Cases(t) {
-		t.Run(c.Name, func(t *testing.T) { f(t, c.PartitionsDB(t)) })
-	}
-}
-
 func TestGoldenRead(t *testing.T) {
-	forEachGolden(t, func(t *testing.T, data []byte) {
+	golden.ForEach(t, func(t *testing.T, c golden.Case) {
+		data := c.PartitionsDB(t)
 		tr, count := openIndex(t, data)
 
 		fwd := iterAll(t, tr, nil, nil, true)
@@ -163,7 +156,8 @@ func checkModel(t testing.TB, tr *Trie, m model, r *rand.Rand, n int) {
 // TestGoldenMutations flips random bytes of the trie area and truncates it:
 // the reader must return (errors are fine) without panicking or looping.
 func TestGoldenMutations(t *testing.T) {
-	forEachGolden(t, func(t *testing.T, data []byte) {
+	golden.ForEach(t, func(t *testing.T, c golden.Case) {
+		data := c.PartitionsDB(t)
 		fkp, _, root := footer(t, data)
 		clean := data[:fkp]
 		m := collect(t, mustNew(t, clean, root))
