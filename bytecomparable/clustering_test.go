@@ -17,18 +17,23 @@ import (
 func be32(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
 func be64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
+// clusteringCase is one call of AppendClustering: the columns, the values
+// and the kind, and what it must give (the encoding in hex, or the text of
+// the error).
+type clusteringCase struct {
+	name   string
+	cols   []Column
+	values [][]byte
+	kind   PrefixKind
+	want   string
+}
+
 // TestClusteringVectors pins encodings from ClusteringComparator's javadoc
 // (in their OSS50 form), the types' sources and the golden Rows.db files
 // (int32-50 block 0's first clustering is 800a5b48).
 func TestClusteringVectors(t *testing.T) {
 	textInt := []Column{{Type: Text}, {Type: Int}}
-	cases := []struct {
-		name   string
-		cols   []Column
-		values [][]byte
-		kind   PrefixKind
-		want   string
-	}{
+	cases := []clusteringCase{
 		{"javadoc A,0005", textInt, [][]byte{[]byte("A"), be32(5)}, Clustering, "40 41 00 40 80 00 00 05 38"},
 		{"javadoc B,0006 incl end", textInt, [][]byte{[]byte("B"), be32(6)}, InclusiveEnd, "40 42 00 40 80 00 00 06 60"},
 		{"javadoc A excl start", textInt, [][]byte{[]byte("A")}, ExclusiveStart, "40 41 00 60"},
@@ -101,13 +106,7 @@ func TestClusteringVectors(t *testing.T) {
 }
 
 func TestClusteringValueErrors(t *testing.T) {
-	cases := []struct {
-		name   string
-		cols   []Column
-		values [][]byte
-		kind   PrefixKind
-		want   string
-	}{
+	cases := []clusteringCase{
 		{"short int", []Column{{Type: Int}}, [][]byte{{1, 2}}, Clustering, "component 0 (int): value has 2 bytes"},
 		{"long bigint", []Column{{Type: Text}, {Type: BigInt}}, [][]byte{{}, make([]byte, 9)}, Clustering, "component 1 (bigint)"},
 		{"uuid 15", []Column{{Type: UUID}}, [][]byte{make([]byte, 15)}, Clustering, "(uuid): value has 15"},
