@@ -157,15 +157,23 @@ func TestOutFIFO(t *testing.T) {
 	assert.ElementsMatch(t, []string{"keys.tsv", "pipe"}, listDir(t, dir))
 }
 
+// linkedKeys writes smallKeys' 100 keys to dir/keys.tsv and a symbolic
+// link dir/sym.tsv to it, and returns both paths and the index bytes.
+func linkedKeys(t *testing.T, dir string) (keys, sym string, want []byte) {
+	t.Helper()
+	keys, want = smallKeys(t, dir, 100)
+	sym = filepath.Join(dir, "sym.tsv")
+	require.NoError(t, os.Symlink("keys.tsv", sym))
+	return keys, sym, want
+}
+
 // TestOutIsInput: an output that is the input, directly or through a
 // symbolic link, a hard link or a link to a link, is refused with exit
 // status 2 before anything is written; the input is untouched.
 func TestOutIsInput(t *testing.T) {
 	dir := t.TempDir()
-	keys, _ := smallKeys(t, dir, 100)
+	keys, sym, _ := linkedKeys(t, dir)
 	orig := readFile(t, keys)
-	sym := filepath.Join(dir, "sym.tsv")
-	require.NoError(t, os.Symlink("keys.tsv", sym))
 	hard := filepath.Join(dir, "hard.tsv")
 	require.NoError(t, os.Link(keys, hard))
 	symsym := filepath.Join(dir, "symsym.tsv")
@@ -192,10 +200,8 @@ func TestOutIsInput(t *testing.T) {
 // through a link; standard output redirected elsewhere is written.
 func TestOutStdoutIsInput(t *testing.T) {
 	dir := t.TempDir()
-	keys, want := smallKeys(t, dir, 100)
+	keys, sym, want := linkedKeys(t, dir)
 	orig := readFile(t, keys)
-	sym := filepath.Join(dir, "sym.tsv")
-	require.NoError(t, os.Symlink("keys.tsv", sym))
 	for _, in := range []string{keys, sym} {
 		f, err := os.OpenFile(keys, os.O_WRONLY|os.O_APPEND, 0)
 		require.NoError(t, err)
