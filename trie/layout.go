@@ -55,7 +55,17 @@ func (w *Writer) closeNode(i int32) {
 	// Sized as Cassandra sizes it here: with C still set from newNode, so
 	// written children count at their real distance from the current
 	// position and the first pending one at its estimated distance.
-	size := w.sizeOf(n, w.Position())
+	// Without written children (always, as the check above says) that is
+	// the distance child 0 will have, branchSize less child 0's own
+	// branch, which estimateMaxDist would find in a loop over every child:
+	// 692.3 -> 679.6 instructions per warm Add of 1M Murmur3 UUID keys
+	// (callgrind, as in childlists.go, at 9295708 and the next commit).
+	var size int64
+	if written || n.nkids == 0 {
+		size = w.sizeOf(n, w.Position())
+	} else {
+		size = w.sizeFor(n, branch-int64(w.pendingBranch(*w.lists.at(n.list))))
+	}
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
 		n.ownSize = int32(size)
