@@ -30,6 +30,9 @@ func (w *Writer) closeNode(i int32) {
 	if n.nkids == 0 && w.closeLeaf(n) {
 		return
 	}
+	if n.nkids > 0 && w.lists.at(n.list).leaf() {
+		w.leafKids = n.nkids // see growList
+	}
 	var branch int64
 	written, inBranch := false, false
 	for _, r := range w.children(n) {

@@ -148,6 +148,9 @@ type Writer struct {
 	// the top of the stack (it is open: the next key may extend it, and
 	// promoteLeaf then turns it into a node).
 	openLeaf bool
+	// leafKids is how many children the last closed node whose first
+	// child was a leaf had: the size growList gives the next such list.
+	leafKids uint16
 	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
@@ -230,6 +233,7 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.freeNode = 0
 	w.lists.reset()
 	w.openLeaf = false
+	w.leafKids = 0
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
 		w.bigFree = append(w.bigFree, int32(i))
@@ -317,25 +321,31 @@ func (w *Writer) addLeaf(p int32, transition, flags byte, payload []byte) {
 // listCap is the capacity of a list of each class (0: no list).
 var listCap = [maxListClass + 1]uint16{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
 
-// growList gives node p a list with room for ref and appends it. The first
-// list fits what usually follows: a node whose first child is a leaf is
-// where keys branch (in a Murmur3 index, a node below two token bytes that
-// gathers about fifteen leaves at a million keys), so it starts with 4
-// refs, while a node on a chain below a new key starts with the one ref it
-// most likely keeps. A full list then moves to the next size of
-// listGrowth. Each move is a call, a free-list pop and a copy: with lists
-// of 1, 4, 16, 64 refs those Murmur3 nodes moved theirs two or three
-// times, now once, which took the 1M-key build from 814 to 792
-// instructions per key (callgrind).
-//
-// It returns the node, whose list has room for one more ref; leaf tells
-// whether that ref is a leaf's.
+// growList gives node p a list with room for one more ref and returns the
+// node; leaf tells whether that ref is a leaf's. The first list fits what
+// usually follows. A node whose first child is a leaf is where keys branch
+// (in a Murmur3 index, a node below two token bytes that gathers about
+// fifteen leaves at a million keys, below three about six at a hundred
+// million), and its siblings and cousins gather about as many: it starts
+// with room for twice the children of the last such node closed (4 refs
+// for the first). A node on a chain below a new key starts with the one
+// ref it most likely keeps. A full list then moves to the next size of
+// listGrowth. Each move is a call, a free-list pop and a copy of refs and
+// leaf slots: with a first list of 4 refs, most of those Murmur3 nodes
+// moved theirs once (to 32), with twice the last sibling's none, which
+// took the 1M-key build from 672.1 to 657.9 instructions per warm Add
+// (callgrind, as in childlists.go, at a653b49 and the commit that made
+// this change).
 func (w *Writer) growList(p int32, leaf bool) *node {
 	n := &w.nodes[p]
 	if n.class == 0 {
 		class := uint8(1)
 		if leaf {
 			class = 3
+			if k := w.leafKids; k > 2 {
+				// The class of 2k refs: 1<<(class-1) >= 2k.
+				class = min(uint8(bits.Len16(2*k-1))+1, maxListClass)
+			}
 		}
 		n.list, n.class = w.lists.alloc(class), class
 	} else {
