@@ -1,6 +1,7 @@
 package partitionindex
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -37,7 +38,7 @@ func (b *Builder) addMurmur3(key *partitioner.Key, position int64) error {
 	// Room for the whole encoding, so that completing it stays in place.
 	enc := slices.Grow(b.keys.Scratch(), bytecomparable.MaxLongTokenKeyLen(len(key.Raw)))
 	enc = bytecomparable.AppendLongTokenPrefix(enc, key.Token)
-	enc = append(enc, key.Raw...)
+	enc = appendRaw(enc, key.Raw)
 	encRaw := true
 	if b.hasLast {
 		var diff int
@@ -70,6 +71,22 @@ func (b *Builder) addMurmur3(key *partitioner.Key, position int64) error {
 	b.previousRaw, b.pendingRaw = b.pendingRaw, encRaw
 	b.lastToken = key.Token
 	return nil
+}
+
+// appendRaw is append(dst, raw...). A key of 8 to 16 bytes (a UUID is 16)
+// that fits dst's capacity is copied in two overlapping words, without
+// memmove's call: building 1M Murmur3 UUID keys took 679.6 instructions
+// per warm Add with append, 672.1 with this (callgrind, as in
+// trie/childlists.go, at c93a605 and the commit that added this).
+func appendRaw(dst, raw []byte) []byte {
+	n, l := len(raw), len(dst)
+	if n < 8 || n > 16 || cap(dst)-l < n {
+		return append(dst, raw...)
+	}
+	dst = dst[:l+n]
+	binary.LittleEndian.PutUint64(dst[l:], binary.LittleEndian.Uint64(raw))
+	binary.LittleEndian.PutUint64(dst[l+n-8:], binary.LittleEndian.Uint64(raw[n-8:]))
+	return dst
 }
 
 // completePending turns the pending key's slot into its full encoding if it

@@ -129,3 +129,36 @@ func TestMurmur3OrderErrorNamesPrevious(t *testing.T) {
 		})
 	}
 }
+
+// appendRaw copies a short key in words instead of append's memmove call:
+// it must append exactly what append does, after a non-empty prefix, for
+// every length and whether or not dst has room (then it must not write
+// past its length into memory someone else may see).
+func TestAppendRawIsAppend(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(0xA0 + i)
+		}
+		for _, room := range []int{0, n - 1, n, n + 8} {
+			if room < 0 {
+				continue
+			}
+			prefix := []byte{0x40, 1, 2, 3}
+			dst := append(make([]byte, 0, len(prefix)+room), prefix...)
+			spare := dst[len(dst):cap(dst)]
+			for i := range spare {
+				spare[i] = 0xEE
+			}
+			got := appendRaw(dst, raw)
+			want := append(slices.Clone(prefix), raw...)
+			require.Equal(t, want, got, "n=%d room=%d", n, room)
+			if n <= room {
+				require.Equal(t, cap(dst), cap(got), "n=%d room=%d: reallocated though it fit", n, room)
+				for i, c := range got[len(got):cap(got)] {
+					require.Equal(t, byte(0xEE), c, "n=%d room=%d: wrote past the key at %d", n, room, len(got)+i)
+				}
+			}
+		}
+	}
+}

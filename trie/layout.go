@@ -30,6 +30,9 @@ func (w *Writer) closeNode(i int32) {
 	if n.nkids == 0 && w.closeLeaf(n) {
 		return
 	}
+	if n.nkids > 0 && w.lists.at(n.list).leaf() {
+		w.leafKids = n.nkids // see growList
+	}
 	var branch int64
 	written, inBranch := false, false
 	for _, r := range w.children(n) {
@@ -55,7 +58,17 @@ func (w *Writer) closeNode(i int32) {
 	// Sized as Cassandra sizes it here: with C still set from newNode, so
 	// written children count at their real distance from the current
 	// position and the first pending one at its estimated distance.
-	size := w.sizeOf(n, w.Position())
+	// Without written children (always, as the check above says) that is
+	// the distance child 0 will have, branchSize less child 0's own
+	// branch, which estimateMaxDist would find in a loop over every child:
+	// 692.3 -> 679.6 instructions per warm Add of 1M Murmur3 UUID keys
+	// (callgrind, as in childlists.go, at 9295708 and the next commit).
+	var size int64
+	if written || n.nkids == 0 {
+		size = w.sizeOf(n, w.Position())
+	} else {
+		size = w.sizeFor(n, branch-int64(w.pendingBranch(*w.lists.at(n.list))))
+	}
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
 		n.ownSize = int32(size)
@@ -165,7 +178,7 @@ func (w *Writer) layoutChildren(i int32) {
 		var pos int64
 		if cand.ref.leaf() {
 			pos = w.Position()
-			w.appendLeafRef(cand.ref)
+			w.appendLeafRef(cand.ref, w.nodes[f.node].list+cand.slot)
 		} else {
 			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
 				node := cand.ref.node()
@@ -401,6 +414,10 @@ func (w *Writer) write(i int32) int64 {
 		// The list lives in a chunk that never moves, so it stays valid
 		// while children are written and released.
 		refs := w.children(n)
+		var leaves []leafSlot // beside refs
+		if len(refs) > 0 {
+			leaves = w.lists.leafList(n.list, len(refs))
+		}
 		descend := int32(-1)
 		for f.child < len(refs) {
 			k := f.child
@@ -416,9 +433,8 @@ func (w *Writer) write(i int32) int64 {
 					w.growOut(len(leafSlot{}))
 				}
 				l := len(out.B)
-				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
+				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = leaves[k]
 				out.B = out.B[:l+int(r.leafSize())]
-				w.releaseWrittenLeaf(r.slot())
 				refs[k] = writtenRef(r.transition(), out.Flushed()+int64(l))
 				continue
 			}
@@ -507,8 +523,8 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 			if r.leaf() {
 				// Placed here for the view, and pending still.
 				pos := base + int64(len(*tail))
-				*tail = append(*tail, w.leaves.at(r.slot())[:r.leafSize()]...)
 				at := w.nodes[f.node].list + int32(f.child-1)
+				*tail = append(*tail, w.lists.leaf(at)[:r.leafSize()]...)
 				w.restore = append(w.restore, restoreRef{at: at, ref: r})
 				w.placeChild(f, pos, 0)
 				continue

@@ -75,10 +75,19 @@ func (w *Writer) span(n *node) int {
 // sizeOf is the serialized size of n (node plus payload) if written at pos,
 // by the estimate of its pointer widths.
 func (w *Writer) sizeOf(n *node, pos int64) int64 {
+	if n.nkids == 0 {
+		return w.sizeFor(n, 0)
+	}
+	return w.sizeFor(n, w.estimateMaxDist(n, pos))
+}
+
+// sizeFor is the serialized size of n (node plus payload) if the farthest
+// child is maxDist bytes back.
+func (w *Writer) sizeFor(n *node, maxDist int64) int64 {
 	var s int64 = 1 // PAYLOAD_ONLY
 	if n.nkids > 0 {
 		span := w.span(n)
-		t := typeFor(int(n.nkids), span, n.hasPayload, w.estimateMaxDist(n, pos))
+		t := typeFor(int(n.nkids), span, n.hasPayload, maxDist)
 		s = int64(nodeSize(t, int(n.nkids), span))
 	}
 	if n.hasPayload {
