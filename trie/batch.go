@@ -80,7 +80,7 @@ type lane struct {
 	k       int    // key bytes consumed
 	i       int    // the probe
 	partial bool   // the probe's Partial
-	wait    bool   // the node's far bytes were prefetched on the lane's last turn
+	wait    uint8  // the node's far bytes prefetched on the lane's last turns: 0 none, 1 what a first look needs, 2 a SPARSE pointer too
 }
 
 // batchRun is one ExactBatch call in progress: the lanes, and the
@@ -91,12 +91,12 @@ type batchRun struct {
 	jump   *jumpTable
 	root   int64
 	lanes  [coldLanes]lane
-	n      int // lanes in flight
-	x      int // the lane whose turn is next
-	next   int // the next probe to start
-	pf     [pfFlush + 3]int64
-	npf    int  // prefetches gathered in pf (offsets in f)
-	cold   bool // ExactBatchCold: pf goes to pages, not to prefetchOffsets
+	n      int                    // lanes in flight
+	x      int                    // the lane whose turn is next
+	next   int                    // the next probe to start
+	pf     [pfFlush - 1 + 4]int64 // below pfFlush, then a turn's most: four SPARSE transition lines
+	npf    int                    // prefetches gathered in pf (offsets in f)
+	cold   bool                   // ExactBatchCold: pf goes to pages, not to prefetchOffsets
 	pages  willNeedPages
 	touch  byte // the prefetches' results, kept in w.touch at the end
 }
@@ -169,7 +169,7 @@ func (w *Walker) generalTurn(r *batchRun) {
 			p.hit(l.pos, w.flags, w.payload)
 		}
 	default:
-		l.pos, l.k, l.wait = c, l.k+1, false
+		l.pos, l.k, l.wait = c, l.k+1, 0
 		r.pushNode(c)
 		r.x++
 		return
@@ -192,7 +192,7 @@ func (p *Probe) hit(node int64, flags uint8, payload []byte) {
 func (r *batchRun) start(l *lane) {
 	p := &r.probes[r.next]
 	p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
-	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 	l.pos, l.k = r.root, 0
 	if j := r.jump; j != nil && j.covers(p.Key) {
 		n := len(j.prefix)
@@ -313,22 +313,32 @@ func (r *batchRun) turns() int {
 					goto general
 				}
 				c = pos - d
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					goto general
 				}
 				n := int(seg[1])
-				ppos := 2 + 2*n
+				ppos := sparseFixed(t, n)
 				if len(seg) < ppos {
 					goto general
 				}
-				if !l.wait && far(pos, ppos-1) {
-					// The transitions and pointers run past the lines the
-					// lane prefetched: fetch the last one and come back to
-					// this node on the lane's next turn.
-					r.pf[npf] = pos + int64(ppos) - 1
-					npf++
-					l.wait = true
+				// pushNode gathered the node's lines up to head. A first
+				// look fetches the rest of the fixed part up to fetched:
+				// all of it when that is at most four more lines, else the
+				// transitions (at most four lines: n < 256), and then the
+				// pointer the search finds.
+				head := (pos + nodeHead - 1) &^ 63
+				fetched := (pos + int64(ppos) - 1) &^ 63
+				if fetched-head > 4*64 {
+					fetched = max(head, (pos+1+int64(n))&^63)
+				}
+				if l.wait == 0 && fetched != head {
+					// Come back to this node on the lane's next turn.
+					for ln := head + 64; ln <= fetched; ln += 64 {
+						r.pf[npf] = ln
+						npf++
+					}
+					l.wait = 1
 					x++
 					continue
 				}
@@ -341,7 +351,26 @@ func (r *batchRun) turns() int {
 					}
 					goto done
 				}
-				d := int64(seg[ppos-n+found])
+				if l.wait < 2 {
+					// found's pointer (up to two bytes) lies beyond the
+					// lines fetched so far: fetch it, search again on the
+					// lane's next turn (from lines in cache by then).
+					at, width := int64(2+n+found), int64(1) // the pointer's first byte, its bytes read
+					switch t {
+					case sparse12:
+						at, width = int64(2+n+3*found/2), 2 // read12 reads two bytes
+					case sparse16:
+						at, width = at+int64(found), 2
+					}
+					if e := pos + at + width - 1; e&^63 > fetched {
+						r.pf[npf], r.pf[npf+1] = pos+at, e
+						npf += 2
+						l.wait = 2
+						x++
+						continue
+					}
+				}
+				d := int64(sparseSlot(t, seg, n, found))
 				if d == 0 || d > pos {
 					goto general
 				}
@@ -365,13 +394,13 @@ func (r *batchRun) turns() int {
 				case dense24:
 					at, width = 3+3*si, 3
 				}
-				if !l.wait && (far(pos, at) || far(pos, at+width-1)) {
+				if l.wait == 0 && (far(pos, at) || far(pos, at+width-1)) {
 					// A wide node: b's slot lies beyond the lines the lane
 					// prefetched. Fetch it (a slot may straddle two lines)
 					// and decode the node again on the lane's next turn.
 					r.pf[npf], r.pf[npf+1] = pos+int64(at), pos+int64(at+width-1)
 					npf += 2
-					l.wait = true
+					l.wait = 1
 					x++
 					continue
 				}
@@ -386,7 +415,7 @@ func (r *batchRun) turns() int {
 			default:
 				goto general
 			}
-			l.pos, l.k, l.wait = c, k+1, false
+			l.pos, l.k, l.wait = c, k+1, 0
 			// pushNode, written here (every child lies below its parent,
 			// so c is in f).
 			r.pf[npf] = c
@@ -406,7 +435,7 @@ func (r *batchRun) turns() int {
 		if r.next < len(probes) {
 			p := &probes[r.next]
 			p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
-			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 			l.pos, l.k = r.root, 0
 			if j := r.jump; j != nil && len(p.Key) >= j.depth {
 				key, m := p.Key, len(j.prefix)

@@ -12,6 +12,10 @@ package trie
 // byte, 256 DENSE_24 for the second, 94,178 SPARSE_8 and 210 DENSE_12 below
 // them, 115 SINGLE_NOPAYLOAD_4 and 1,000,000 PAYLOAD_ONLY leaves (bti gen
 // --kind uuid --count 1000000 --seed 7, bti build, bti dump, at 0cff3b9).
+// At ten million the level below the jump table is 65,536 SPARSE_12 nodes
+// of about 150 children (bti gen --kind uuid --count 10000000 --seed 1, bti
+// build, bti dump, at e6e0db5), so the loops decode SPARSE_12 and SPARSE_16
+// too: every walk there took a general step before.
 //
 // A node of any other type, and every irregular case (a position outside
 // the file, a node that does not fit, a pointer that does not go strictly
@@ -76,12 +80,12 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					pos -= d
 					continue
 				}
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					break
 				}
 				n := int(seg[1])
-				ppos := 2 + 2*n
+				ppos := sparseFixed(t, n)
 				if len(seg) < ppos {
 					break
 				}
@@ -96,7 +100,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					}
 					return pos, true, false, nil
 				}
-				if d := int64(seg[ppos-n+found]); d != 0 && d <= pos {
+				if d := int64(sparseSlot(t, seg, n, found)); d != 0 && d <= pos {
 					pos -= d
 					continue
 				}
@@ -144,6 +148,40 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 		}
 		pos = next
 	}
+}
+
+// sparseFixed is the size of the fixed part of a SPARSE_8, SPARSE_12 or
+// SPARSE_16 node of n children (nodeView.load's need for them): the header,
+// n, n transition bytes, then n pointers of 1, 1.5 or 2 bytes.
+func sparseFixed(t nodeType, n int) int {
+	switch t {
+	case sparse8:
+		return 2 + 2*n
+	case sparse12:
+		return 2 + n + (3*n+1)/2
+	}
+	return 2 + 3*n
+}
+
+// sparseSlot reads the pointer of slot i (0 <= i < n) of a SPARSE_8,
+// SPARSE_12 or SPARSE_16 node of n children whose fixed part the caller has
+// checked to lie in seg (nodeView.distance for them; SPARSE_12 packs its
+// pointers as read12 reads them).
+func sparseSlot(t nodeType, seg []byte, n, i int) uint64 {
+	j := 2 + n + i // the slot of a SPARSE_8 in the pointer area at 2+n
+	if t == sparse8 {
+		return uint64(seg[j])
+	}
+	if t == sparse12 {
+		j = 2 + n + 3*i/2 // read12's 16-bit word
+	} else {
+		j += i
+	}
+	v := uint64(seg[j])<<8 | uint64(seg[j+1])
+	if t == sparse12 {
+		return v >> (uint(^i&1) << 2) & 0xFFF // even i: the top 12 bits; odd: the low 12
+	}
+	return v
 }
 
 // denseFixed is the size of the fixed part of a DENSE_12, DENSE_16 or
@@ -253,12 +291,12 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 					greater = pos - d
 				}
 				return w.ceilingEnd(-1, greater)
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					break
 				}
 				n := int(seg[1])
-				if len(seg) < 2+2*n {
+				if len(seg) < sparseFixed(t, n) {
 					break
 				}
 				found := searchSparse(seg[2:2+n], b)
@@ -268,14 +306,14 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 				}
 				g := int64(-1)
 				if next < n {
-					d := int64(seg[2+n+next])
+					d := int64(sparseSlot(t, seg, n, next))
 					if d == 0 || d > pos {
 						break
 					}
 					g = pos - d
 				}
 				if found >= 0 {
-					d := int64(seg[2+n+found])
+					d := int64(sparseSlot(t, seg, n, found))
 					if d == 0 || d > pos {
 						break
 					}
