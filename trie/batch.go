@@ -194,11 +194,8 @@ func (r *batchRun) start(l *lane) {
 	p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
 	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 	l.pos, l.k = r.root, 0
-	if j := r.jump; j != nil && j.covers(p.Key) {
-		n := len(j.prefix)
-		if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
-			l.pos, l.k = int64(e)-1, j.depth
-		}
+	if j, v := r.jump, r.jump.entry(p.Key); v >= 0 {
+		l.pos, l.k = int64(j.next[v])-1, j.depth
 	}
 	r.next++
 	r.pushNode(l.pos)
@@ -294,17 +291,9 @@ func (r *batchRun) turns() int {
 				}
 				goto done
 			case singleNoPayload4, singleNoPayload12:
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						goto general
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						goto general
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
+				first, d, fits := singleChild(t, seg)
+				if !fits {
+					goto general
 				}
 				if b != first {
 					goto done // one child, no payload: never a candidate
@@ -333,14 +322,12 @@ func (r *batchRun) turns() int {
 					fetched = max(head, (pos+1+int64(n))&^63)
 				}
 				if l.wait == 0 && fetched != head {
-					// Come back to this node on the lane's next turn.
 					for ln := head + 64; ln <= fetched; ln += 64 {
 						r.pf[npf] = ln
 						npf++
 					}
 					l.wait = 1
-					x++
-					continue
+					goto later
 				}
 				found := searchSparse(seg[2:2+n], b)
 				if found < 0 {
@@ -366,8 +353,7 @@ func (r *batchRun) turns() int {
 						r.pf[npf], r.pf[npf+1] = pos+at, e
 						npf += 2
 						l.wait = 2
-						x++
-						continue
+						goto later
 					}
 				}
 				d := int64(sparseSlot(t, seg, n, found))
@@ -401,8 +387,7 @@ func (r *batchRun) turns() int {
 					r.pf[npf], r.pf[npf+1] = pos+int64(at), pos+int64(at+width-1)
 					npf += 2
 					l.wait = 1
-					x++
-					continue
+					goto later
 				}
 				d := denseSlot(t, seg, si)
 				if d == 0 {
@@ -416,16 +401,7 @@ func (r *batchRun) turns() int {
 				goto general
 			}
 			l.pos, l.k, l.wait = c, k+1, 0
-			// pushNode, written here (every child lies below its parent,
-			// so c is in f).
-			r.pf[npf] = c
-			npf++
-			if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-				r.pf[npf] = e
-				npf++
-			}
-			x++
-			continue
+			goto push
 		}
 	general:
 		r.x, r.npf = x, npf
@@ -437,35 +413,31 @@ func (r *batchRun) turns() int {
 			p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
 			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 			l.pos, l.k = r.root, 0
-			if j := r.jump; j != nil && len(p.Key) >= j.depth {
-				key, m := p.Key, len(j.prefix)
-				covered := true
-				for i, c := range j.prefix {
-					if key[i] != c {
-						covered = false
-						break
-					}
-				}
-				if covered {
-					if e := j.next[int(key[m])<<8|int(key[m+1])]; e != 0 {
-						l.pos, l.k = int64(e)-1, j.depth
-					}
-				}
+			if j, v := r.jump, r.jump.entry(p.Key); v >= 0 {
+				l.pos, l.k = int64(j.next[v])-1, j.depth
 			}
 			r.next++
-			if c := l.pos; uint64(c) < uint64(len(f)) {
-				r.pf[npf] = c
-				npf++
-				if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-					r.pf[npf] = e
-					npf++
-				}
-			}
-			x++
-			continue
+			goto push
 		}
 		r.n--
 		r.lanes[x] = r.lanes[r.n]
 		flushAt = min(pfFlush, r.n)
+		continue
+	later:
+		// The lane comes back to this node on its next turn, when the
+		// lines just gathered have had the other lanes' turns to arrive.
+		x++
+		continue
+	push:
+		// The lane's next node, l.pos: pushNode, written here.
+		if c := l.pos; uint64(c) < uint64(len(f)) {
+			r.pf[npf] = c
+			npf++
+			if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+				r.pf[npf] = e
+				npf++
+			}
+		}
+		x++
 	}
 }

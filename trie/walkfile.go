@@ -30,12 +30,9 @@ package trie
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
-	if j := w.t.jump; j != nil && j.covers(key) {
-		p := len(j.prefix)
-		if e := j.next[int(key[p])<<8|int(key[p+1])]; e != 0 {
-			pos, k = int64(e)-1, j.depth
-			w.touch ^= touchAround(f, pos)
-		}
+	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
+		pos, k = int64(j.next[v])-1, j.depth
+		w.touch ^= touchAround(f, pos)
 	}
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
@@ -60,17 +57,9 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				return pos, true, false, nil
 			case singleNoPayload4, singleNoPayload12:
 				// One child, no payload: never a candidate.
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						break
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						break
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
+				first, d, fits := singleChild(t, seg)
+				if !fits {
+					break
 				}
 				if b != first {
 					w.flags = 0
@@ -137,17 +126,29 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 		}
 		// One general step, then on in this loop.
 		next, err := w.exactStep(pos, b)
-		if err != nil {
-			return -1, false, false, err
-		}
-		if next < 0 {
-			if w.flags == 0 {
-				return -1, false, false, nil
-			}
-			return pos, true, false, nil
+		if err != nil || next < 0 {
+			return w.exactStopped(pos, err)
 		}
 		pos = next
 	}
+}
+
+// singleChild decodes the SINGLE_NOPAYLOAD_4 or SINGLE_NOPAYLOAD_12 node
+// at the start of seg: its transition byte and the distance to its child,
+// or ok false when the node does not fit in seg (nodeView.load's need, and
+// distance, for them).
+func singleChild(t nodeType, seg []byte) (first int, d int64, ok bool) {
+	d = int64(seg[0] & 0xF)
+	if t == singleNoPayload4 {
+		if len(seg) < 2 {
+			return 0, 0, false
+		}
+		return int(seg[1]), d, true
+	}
+	if len(seg) < 3 {
+		return 0, 0, false
+	}
+	return int(seg[2]), d<<8 | int64(seg[1]), true
 }
 
 // sparseFixed is the size of the fixed part of a SPARSE_8, SPARSE_12 or
@@ -239,13 +240,9 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
-	if j := w.t.jump; j != nil && j.covers(key) {
-		p := len(j.prefix)
-		v := int(key[p])<<8 | int(key[p+1])
-		if e := j.next[v]; e != 0 {
-			pos, k, greater = int64(e)-1, j.depth, int64(j.greater[v])-1
-			w.touch ^= touchAround(f, pos)
-		}
+	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
+		pos, k, greater = int64(j.next[v])-1, j.depth, int64(j.greater[v])-1
+		w.touch ^= touchAround(f, pos)
 	}
 	for ; ; k++ {
 		b := eos
@@ -268,19 +265,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			case singleNoPayload4, singleNoPayload12:
 				// One child, no payload: descend on its byte; below it, the
 				// child is the next entry up; above it, nothing here is.
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						break
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						break
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
-				}
-				if d == 0 || d > pos {
+				first, d, fits := singleChild(t, seg)
+				if !fits || d == 0 || d > pos {
 					break
 				}
 				if b == first {
@@ -374,15 +360,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 		}
 		// One general step, then on in this loop.
 		next, err := w.ceilingStep(pos, b, &greater)
-		if err != nil {
-			return -1, -1, false, err
-		}
-		if next < 0 {
-			atKey = -1
-			if w.flags != 0 {
-				atKey = pos
-			}
-			return w.ceilingEnd(atKey, greater)
+		if err != nil || next < 0 {
+			return w.ceilingStopped(pos, greater, err)
 		}
 		pos = next
 	}
