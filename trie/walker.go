@@ -300,6 +300,12 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
+	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
+		// A leaf with a payload, what a ceiling's greater branch of hashed
+		// keys usually is: the answer the loop below gives it, without
+		// decoding the node.
+		return pos, nil
+	}
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
