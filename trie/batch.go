@@ -317,7 +317,7 @@ func (r *batchRun) turns() int {
 				// transitions (at most four lines: n < 256), and then the
 				// pointer the search finds.
 				head := (pos + nodeHead - 1) &^ 63
-				fetched := (pos + int64(ppos) - 1) &^ 63
+				fetched := max(head, (pos+int64(ppos)-1)&^63) // a small node may end in the line before head
 				if fetched-head > 4*64 {
 					fetched = max(head, (pos+1+int64(n))&^63)
 				}
