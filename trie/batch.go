@@ -80,7 +80,7 @@ type lane struct {
 	k       int    // key bytes consumed
 	i       int    // the probe
 	partial bool   // the probe's Partial
-	wait    bool   // the node's far bytes were prefetched on the lane's last turn
+	wait    uint8  // the node's far bytes prefetched on the lane's last turns: 0 none, 1 what a first look needs, 2 a SPARSE pointer too
 }
 
 // batchRun is one ExactBatch call in progress: the lanes, and the
@@ -91,12 +91,12 @@ type batchRun struct {
 	jump   *jumpTable
 	root   int64
 	lanes  [coldLanes]lane
-	n      int // lanes in flight
-	x      int // the lane whose turn is next
-	next   int // the next probe to start
-	pf     [pfFlush + 3]int64
-	npf    int  // prefetches gathered in pf (offsets in f)
-	cold   bool // ExactBatchCold: pf goes to pages, not to prefetchOffsets
+	n      int                    // lanes in flight
+	x      int                    // the lane whose turn is next
+	next   int                    // the next probe to start
+	pf     [pfFlush - 1 + 4]int64 // below pfFlush, then a turn's most: four SPARSE transition lines
+	npf    int                    // prefetches gathered in pf (offsets in f)
+	cold   bool                   // ExactBatchCold: pf goes to pages, not to prefetchOffsets
 	pages  willNeedPages
 	touch  byte // the prefetches' results, kept in w.touch at the end
 }
@@ -169,7 +169,7 @@ func (w *Walker) generalTurn(r *batchRun) {
 			p.hit(l.pos, w.flags, w.payload)
 		}
 	default:
-		l.pos, l.k, l.wait = c, l.k+1, false
+		l.pos, l.k, l.wait = c, l.k+1, 0
 		r.pushNode(c)
 		r.x++
 		return
@@ -192,13 +192,10 @@ func (p *Probe) hit(node int64, flags uint8, payload []byte) {
 func (r *batchRun) start(l *lane) {
 	p := &r.probes[r.next]
 	p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
-	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+	l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 	l.pos, l.k = r.root, 0
-	if j := r.jump; j != nil && j.covers(p.Key) {
-		n := len(j.prefix)
-		if e := j.next[int(p.Key[n])<<8|int(p.Key[n+1])]; e != 0 {
-			l.pos, l.k = int64(e)-1, j.depth
-		}
+	if j, v := r.jump, r.jump.entry(p.Key); v >= 0 {
+		l.pos, l.k = int64(j.next[v])-1, j.depth
 	}
 	r.next++
 	r.pushNode(l.pos)
@@ -294,17 +291,9 @@ func (r *batchRun) turns() int {
 				}
 				goto done
 			case singleNoPayload4, singleNoPayload12:
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						goto general
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						goto general
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
+				first, d, fits := singleChild(t, seg)
+				if !fits {
+					goto general
 				}
 				if b != first {
 					goto done // one child, no payload: never a candidate
@@ -313,24 +302,32 @@ func (r *batchRun) turns() int {
 					goto general
 				}
 				c = pos - d
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					goto general
 				}
 				n := int(seg[1])
-				ppos := 2 + 2*n
+				ppos := sparseFixed(t, n)
 				if len(seg) < ppos {
 					goto general
 				}
-				if !l.wait && far(pos, ppos-1) {
-					// The transitions and pointers run past the lines the
-					// lane prefetched: fetch the last one and come back to
-					// this node on the lane's next turn.
-					r.pf[npf] = pos + int64(ppos) - 1
-					npf++
-					l.wait = true
-					x++
-					continue
+				// pushNode gathered the node's lines up to head. A first
+				// look fetches the rest of the fixed part up to fetched:
+				// all of it when that is at most four more lines, else the
+				// transitions (at most four lines: n < 256), and then the
+				// pointer the search finds.
+				head := (pos + nodeHead - 1) &^ 63
+				fetched := max(head, (pos+int64(ppos)-1)&^63) // a small node may end in the line before head
+				if fetched-head > 4*64 {
+					fetched = max(head, (pos+1+int64(n))&^63)
+				}
+				if l.wait == 0 && fetched != head {
+					for ln := head + 64; ln <= fetched; ln += 64 {
+						r.pf[npf] = ln
+						npf++
+					}
+					l.wait = 1
+					goto later
 				}
 				found := searchSparse(seg[2:2+n], b)
 				if found < 0 {
@@ -341,7 +338,25 @@ func (r *batchRun) turns() int {
 					}
 					goto done
 				}
-				d := int64(seg[ppos-n+found])
+				if l.wait < 2 {
+					// found's pointer (up to two bytes) lies beyond the
+					// lines fetched so far: fetch it, search again on the
+					// lane's next turn (from lines in cache by then).
+					at, width := int64(2+n+found), int64(1) // the pointer's first byte, its bytes read
+					switch t {
+					case sparse12:
+						at, width = int64(2+n+3*found/2), 2 // read12 reads two bytes
+					case sparse16:
+						at, width = at+int64(found), 2
+					}
+					if e := pos + at + width - 1; e&^63 > fetched {
+						r.pf[npf], r.pf[npf+1] = pos+at, e
+						npf += 2
+						l.wait = 2
+						goto later
+					}
+				}
+				d := int64(sparseSlot(t, seg, n, found))
 				if d == 0 || d > pos {
 					goto general
 				}
@@ -365,15 +380,14 @@ func (r *batchRun) turns() int {
 				case dense24:
 					at, width = 3+3*si, 3
 				}
-				if !l.wait && (far(pos, at) || far(pos, at+width-1)) {
+				if l.wait == 0 && (far(pos, at) || far(pos, at+width-1)) {
 					// A wide node: b's slot lies beyond the lines the lane
 					// prefetched. Fetch it (a slot may straddle two lines)
 					// and decode the node again on the lane's next turn.
 					r.pf[npf], r.pf[npf+1] = pos+int64(at), pos+int64(at+width-1)
 					npf += 2
-					l.wait = true
-					x++
-					continue
+					l.wait = 1
+					goto later
 				}
 				d := denseSlot(t, seg, si)
 				if d == 0 {
@@ -386,17 +400,8 @@ func (r *batchRun) turns() int {
 			default:
 				goto general
 			}
-			l.pos, l.k, l.wait = c, k+1, false
-			// pushNode, written here (every child lies below its parent,
-			// so c is in f).
-			r.pf[npf] = c
-			npf++
-			if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-				r.pf[npf] = e
-				npf++
-			}
-			x++
-			continue
+			l.pos, l.k, l.wait = c, k+1, 0
+			goto push
 		}
 	general:
 		r.x, r.npf = x, npf
@@ -406,37 +411,33 @@ func (r *batchRun) turns() int {
 		if r.next < len(probes) {
 			p := &probes[r.next]
 			p.Node, p.OK, p.More, p.Err, p.Mismatch, p.Flags, p.Payload = -1, false, false, nil, false, 0, nil
-			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, false
+			l.key, l.partial, l.i, l.wait = p.Key, p.Partial, r.next, 0
 			l.pos, l.k = r.root, 0
-			if j := r.jump; j != nil && len(p.Key) >= j.depth {
-				key, m := p.Key, len(j.prefix)
-				covered := true
-				for i, c := range j.prefix {
-					if key[i] != c {
-						covered = false
-						break
-					}
-				}
-				if covered {
-					if e := j.next[int(key[m])<<8|int(key[m+1])]; e != 0 {
-						l.pos, l.k = int64(e)-1, j.depth
-					}
-				}
+			if j, v := r.jump, r.jump.entry(p.Key); v >= 0 {
+				l.pos, l.k = int64(j.next[v])-1, j.depth
 			}
 			r.next++
-			if c := l.pos; uint64(c) < uint64(len(f)) {
-				r.pf[npf] = c
-				npf++
-				if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
-					r.pf[npf] = e
-					npf++
-				}
-			}
-			x++
-			continue
+			goto push
 		}
 		r.n--
 		r.lanes[x] = r.lanes[r.n]
 		flushAt = min(pfFlush, r.n)
+		continue
+	later:
+		// The lane comes back to this node on its next turn, when the
+		// lines just gathered have had the other lanes' turns to arrive.
+		x++
+		continue
+	push:
+		// The lane's next node, l.pos: pushNode, written here.
+		if c := l.pos; uint64(c) < uint64(len(f)) {
+			r.pf[npf] = c
+			npf++
+			if e := c + nodeHead - 1; e&^63 != c&^63 && e < int64(len(f)) {
+				r.pf[npf] = e
+				npf++
+			}
+		}
+		x++
 	}
 }

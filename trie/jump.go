@@ -179,6 +179,20 @@ func (w *Walker) bothNext(greater int64, b int) (int64, int64, bool) {
 	return next, greater, true
 }
 
+// entry returns the index in next of the entry a walk of key starts from,
+// or -1 when it starts from the root: there is no table (j is nil), key is
+// not covered, or the entry is 0.
+func (j *jumpTable) entry(key []byte) int {
+	if j == nil || !j.covers(key) {
+		return -1
+	}
+	p := len(j.prefix)
+	if v := int(key[p])<<8 | int(key[p+1]); j.next[v] != 0 {
+		return v
+	}
+	return -1
+}
+
 // covers reports whether a walk of key may start from the table: key starts
 // with the chain and has the two bytes after it.
 func (j *jumpTable) covers(key []byte) bool {

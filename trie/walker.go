@@ -84,24 +84,25 @@ func (w *Walker) exactWalk(key []byte, partial bool) (node int64, ok, more bool,
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
 	for k := 0; ; k++ {
-		b := eos
-		if k < len(key) {
-			b = int(key[k])
-		} else if partial {
+		b := keyByte(key, k)
+		if b == eos && partial {
 			return -1, false, true, nil
 		}
 		next, err := w.exactStep(pos, b)
-		if err != nil {
-			return -1, false, false, err
-		}
-		if next < 0 {
-			if w.flags == 0 {
-				return -1, false, false, nil
-			}
-			return pos, true, false, nil
+		if err != nil || next < 0 {
+			return w.exactStopped(pos, err)
 		}
 		pos = next
 	}
+}
+
+// exactStopped is an exact walk's answer when its general step at pos
+// failed with err or stopped there (exactStep returned -1).
+func (w *Walker) exactStopped(pos int64, err error) (node int64, ok, more bool, _ error) {
+	if err != nil || w.flags == 0 {
+		return -1, false, false, err
+	}
+	return pos, true, false, nil
 }
 
 // exactStep moves an exact walk through the node at pos with key byte b (a
@@ -182,25 +183,29 @@ func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more b
 func (w *Walker) ceilingWalk(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
 	pos, greater := w.t.root, none
 	for k := 0; ; k++ {
-		b := eos
-		if k < len(key) {
-			b = int(key[k])
-		} else if partial {
+		b := keyByte(key, k)
+		if b == eos && partial {
 			return -1, -1, true, nil
 		}
 		next, err := w.ceilingStep(pos, b, &greater)
-		if err != nil {
-			return -1, -1, false, err
-		}
-		if next < 0 {
-			atKey = -1
-			if w.flags != 0 {
-				atKey = pos
-			}
-			return w.ceilingEnd(atKey, greater)
+		if err != nil || next < 0 {
+			return w.ceilingStopped(pos, greater, err)
 		}
 		pos = next
 	}
+}
+
+// ceilingStopped is a ceiling walk's answer when its general step at pos
+// failed with err or stopped there (ceilingStep returned -1).
+func (w *Walker) ceilingStopped(pos, greater int64, err error) (atKey, _ int64, more bool, _ error) {
+	if err != nil {
+		return -1, -1, false, err
+	}
+	atKey = -1
+	if w.flags != 0 {
+		atKey = pos
+	}
+	return w.ceilingEnd(atKey, greater)
 }
 
 // ceilingStep is exactStep for Ceiling: it also moves *greater to the first
@@ -295,6 +300,12 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
+	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
+		// A leaf with a payload, what a ceiling's greater branch of hashed
+		// keys usually is: the answer the loop below gives it, without
+		// decoding the node.
+		return pos, nil
+	}
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}

@@ -12,6 +12,10 @@ package trie
 // byte, 256 DENSE_24 for the second, 94,178 SPARSE_8 and 210 DENSE_12 below
 // them, 115 SINGLE_NOPAYLOAD_4 and 1,000,000 PAYLOAD_ONLY leaves (bti gen
 // --kind uuid --count 1000000 --seed 7, bti build, bti dump, at 0cff3b9).
+// At ten million the level below the jump table is 65,536 SPARSE_12 nodes
+// of about 150 children (bti gen --kind uuid --count 10000000 --seed 1, bti
+// build, bti dump, at e6e0db5), so the loops decode SPARSE_12 and SPARSE_16
+// too: every walk there took a general step before.
 //
 // A node of any other type, and every irregular case (a position outside
 // the file, a node that does not fit, a pointer that does not go strictly
@@ -26,12 +30,9 @@ package trie
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
-	if j := w.t.jump; j != nil && j.covers(key) {
-		p := len(j.prefix)
-		if e := j.next[int(key[p])<<8|int(key[p+1])]; e != 0 {
-			pos, k = int64(e)-1, j.depth
-			w.touch ^= touchAround(f, pos)
-		}
+	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
+		pos, k = int64(j.next[v])-1, j.depth
+		w.touch ^= touchAround(f, pos)
 	}
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
@@ -56,17 +57,9 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				return pos, true, false, nil
 			case singleNoPayload4, singleNoPayload12:
 				// One child, no payload: never a candidate.
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						break
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						break
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
+				first, d, fits := singleChild(t, seg)
+				if !fits {
+					break
 				}
 				if b != first {
 					w.flags = 0
@@ -76,12 +69,12 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					pos -= d
 					continue
 				}
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					break
 				}
 				n := int(seg[1])
-				ppos := 2 + 2*n
+				ppos := sparseFixed(t, n)
 				if len(seg) < ppos {
 					break
 				}
@@ -96,7 +89,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					}
 					return pos, true, false, nil
 				}
-				if d := int64(seg[ppos-n+found]); d != 0 && d <= pos {
+				if d := int64(sparseSlot(t, seg, n, found)); d != 0 && d <= pos {
 					pos -= d
 					continue
 				}
@@ -133,17 +126,63 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 		}
 		// One general step, then on in this loop.
 		next, err := w.exactStep(pos, b)
-		if err != nil {
-			return -1, false, false, err
-		}
-		if next < 0 {
-			if w.flags == 0 {
-				return -1, false, false, nil
-			}
-			return pos, true, false, nil
+		if err != nil || next < 0 {
+			return w.exactStopped(pos, err)
 		}
 		pos = next
 	}
+}
+
+// singleChild decodes the SINGLE_NOPAYLOAD_4 or SINGLE_NOPAYLOAD_12 node
+// at the start of seg: its transition byte and the distance to its child,
+// or ok false when the node does not fit in seg (nodeView.load's need, and
+// distance, for them).
+func singleChild(t nodeType, seg []byte) (first int, d int64, ok bool) {
+	d = int64(seg[0] & 0xF)
+	if t == singleNoPayload4 {
+		if len(seg) < 2 {
+			return 0, 0, false
+		}
+		return int(seg[1]), d, true
+	}
+	if len(seg) < 3 {
+		return 0, 0, false
+	}
+	return int(seg[2]), d<<8 | int64(seg[1]), true
+}
+
+// sparseFixed is the size of the fixed part of a SPARSE_8, SPARSE_12 or
+// SPARSE_16 node of n children (nodeView.load's need for them): the header,
+// n, n transition bytes, then n pointers of 1, 1.5 or 2 bytes.
+func sparseFixed(t nodeType, n int) int {
+	switch t {
+	case sparse8:
+		return 2 + 2*n
+	case sparse12:
+		return 2 + n + (3*n+1)/2
+	}
+	return 2 + 3*n
+}
+
+// sparseSlot reads the pointer of slot i (0 <= i < n) of a SPARSE_8,
+// SPARSE_12 or SPARSE_16 node of n children whose fixed part the caller has
+// checked to lie in seg (nodeView.distance for them; SPARSE_12 packs its
+// pointers as read12 reads them).
+func sparseSlot(t nodeType, seg []byte, n, i int) uint64 {
+	j := 2 + n + i // the slot of a SPARSE_8 in the pointer area at 2+n
+	if t == sparse8 {
+		return uint64(seg[j])
+	}
+	if t == sparse12 {
+		j = 2 + n + 3*i/2 // read12's 16-bit word
+	} else {
+		j += i
+	}
+	v := uint64(seg[j])<<8 | uint64(seg[j+1])
+	if t == sparse12 {
+		return v >> (uint(^i&1) << 2) & 0xFFF // even i: the top 12 bits; odd: the low 12
+	}
+	return v
 }
 
 // denseFixed is the size of the fixed part of a DENSE_12, DENSE_16 or
@@ -201,13 +240,9 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
-	if j := w.t.jump; j != nil && j.covers(key) {
-		p := len(j.prefix)
-		v := int(key[p])<<8 | int(key[p+1])
-		if e := j.next[v]; e != 0 {
-			pos, k, greater = int64(e)-1, j.depth, int64(j.greater[v])-1
-			w.touch ^= touchAround(f, pos)
-		}
+	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
+		pos, k, greater = int64(j.next[v])-1, j.depth, int64(j.greater[v])-1
+		w.touch ^= touchAround(f, pos)
 	}
 	for ; ; k++ {
 		b := eos
@@ -230,19 +265,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			case singleNoPayload4, singleNoPayload12:
 				// One child, no payload: descend on its byte; below it, the
 				// child is the next entry up; above it, nothing here is.
-				first, d := 0, int64(flags)
-				if t == singleNoPayload4 {
-					if len(seg) < 2 {
-						break
-					}
-					first = int(seg[1])
-				} else {
-					if len(seg) < 3 {
-						break
-					}
-					first, d = int(seg[2]), d<<8|int64(seg[1])
-				}
-				if d == 0 || d > pos {
+				first, d, fits := singleChild(t, seg)
+				if !fits || d == 0 || d > pos {
 					break
 				}
 				if b == first {
@@ -253,12 +277,12 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 					greater = pos - d
 				}
 				return w.ceilingEnd(-1, greater)
-			case sparse8:
+			case sparse8, sparse12, sparse16:
 				if len(seg) < 2 {
 					break
 				}
 				n := int(seg[1])
-				if len(seg) < 2+2*n {
+				if len(seg) < sparseFixed(t, n) {
 					break
 				}
 				found := searchSparse(seg[2:2+n], b)
@@ -268,14 +292,14 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 				}
 				g := int64(-1)
 				if next < n {
-					d := int64(seg[2+n+next])
+					d := int64(sparseSlot(t, seg, n, next))
 					if d == 0 || d > pos {
 						break
 					}
 					g = pos - d
 				}
 				if found >= 0 {
-					d := int64(seg[2+n+found])
+					d := int64(sparseSlot(t, seg, n, found))
 					if d == 0 || d > pos {
 						break
 					}
@@ -336,15 +360,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 		}
 		// One general step, then on in this loop.
 		next, err := w.ceilingStep(pos, b, &greater)
-		if err != nil {
-			return -1, -1, false, err
-		}
-		if next < 0 {
-			atKey = -1
-			if w.flags != 0 {
-				atKey = pos
-			}
-			return w.ceilingEnd(atKey, greater)
+		if err != nil || next < 0 {
+			return w.ceilingStopped(pos, greater, err)
 		}
 		pos = next
 	}
