@@ -49,7 +49,7 @@ func buildWide(t *testing.T, n, pageSize, lead int) ([]byte, rowindex.Result) {
 	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, PageSize: pageSize})
 	for range lead {
 		b0 := blocks[0]
-		if err := w.Add(rowindex.Block{First: b0.First, Last: b0.First}); err != nil {
+		if err := w.Add(&rowindex.Block{First: b0.First, Last: b0.First}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.FinishPartition([]byte("lead"), 0, 1, rowindex.Live); err != nil {
@@ -57,7 +57,7 @@ func buildWide(t *testing.T, n, pageSize, lead int) ([]byte, rowindex.Result) {
 		}
 	}
 	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,7 +180,7 @@ func TestCheckRowsAfterFailedEntry(t *testing.T) {
 	for p := range 3 {
 		for i := range 4 {
 			v := [][]byte{binary.BigEndian.AppendUint32(nil, uint32(i))}
-			if err := w.Add(rowindex.Block{First: v, Last: v, Offset: int64(i * 10)}); err != nil {
+			if err := w.Add(&rowindex.Block{First: v, Last: v, Offset: int64(i * 10)}); err != nil {
 				t.Fatal(err)
 			}
 		}

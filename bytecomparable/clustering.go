@@ -132,24 +132,6 @@ func CheckValue(c Column, i int, v []byte) error {
 	return nil
 }
 
-// valueOK is CheckValue's common case without the call (small enough to
-// inline): true only where CheckValue returns nil; timeuuid, whose version
-// must be read, and unknown types are left to CheckValue.
-// TestValueOKAgreesWithCheckValue ties the two.
-func valueOK(t CQLType, v []byte) bool {
-	switch t {
-	case Int:
-		return len(v) == 4 || len(v) == 0
-	case BigInt:
-		return len(v) == 8 || len(v) == 0
-	case UUID:
-		return len(v) == 16 || len(v) == 0
-	case Text, Blob:
-		return true
-	}
-	return false
-}
-
 // AppendClustering appends the byte-comparable encoding of the clustering
 // prefix values (serialized values, one per column from the first) of kind
 // kind under cols. A Clustering must have a value for every column; a bound
@@ -194,48 +176,107 @@ func valueOK(t CQLType, v []byte) bool {
 //	("A") exclusive start             -> 40 41 00 60
 //	bottom (no components, incl start) -> 20
 func AppendClustering(dst []byte, cols []Column, values [][]byte, kind PrefixKind) ([]byte, error) {
-	if len(values) > len(cols) {
-		return dst, &ValueError{Component: -1, Reason: strconv.Itoa(len(values)) + " components for " + strconv.Itoa(len(cols)) + " clustering columns"}
-	}
-	if kind == Clustering && len(values) != len(cols) {
-		return dst, &ValueError{Component: -1, Reason: "a clustering needs " + strconv.Itoa(len(cols)) + " components, got " + strconv.Itoa(len(values))}
-	}
-	if kind > InclusiveEnd {
-		return dst, &ValueError{Component: -1, Reason: "unknown prefix kind " + strconv.Itoa(int(kind))}
+	if len(values) > len(cols) || kind == Clustering && len(values) != len(cols) || kind > InclusiveEnd {
+		return dst, prefixError(len(cols), len(values), kind)
 	}
 	// One pass: each value is checked, then appended. A refused value
 	// leaves the components before it past len(dst), which the caller
 	// does not see (dst is returned at its original length).
+	//
+	// The common cases are written here, with no call beyond the encoder
+	// a type needs: uuid and int values in whole-word stores, their DESC
+	// inversion XORed into the words (flip), a bigint by appendVarInt and
+	// text or blob by AppendEscaped directly. They are exactly
+	// appendComponent's results for those values, which
+	// TestAppendClusteringFastPaths checks for every type, length, version
+	// and order. Everything else (empty values, timeuuids, values
+	// CheckValue refuses) goes through appendComponent.
 	start := len(dst)
 	cols = cols[:len(values)]
 	for i, v := range values {
 		c := cols[i]
-		if !valueOK(c.Type, v) {
-			if err := CheckValue(c, i, v); err != nil {
-				return dst[:start], err
-			}
-		}
-		// The component: its separator, then its encoding (inverted for
-		// DESC), or for an empty value where empty means "no value" a
-		// separator alone.
-		if len(v) == 0 && c.Type.emptyIsNull() {
-			if c.Desc {
-				dst = append(dst, NextComponentEmptyReversed)
-			} else {
-				dst = append(dst, NextComponentEmpty)
-			}
-			continue
-		}
-		dst = append(dst, NextComponent)
-		from := len(dst)
-		dst = AppendValue(dst, c.Type, v)
+		var flip uint64 // all ones for DESC: the component's bytes inverted
 		if c.Desc {
-			for j := from; j < len(dst); j++ {
-				dst[j] = ^dst[j]
+			flip = ^uint64(0)
+		}
+		switch {
+		case c.Type == BigInt && len(v) == 8:
+			dst = append(dst, NextComponent)
+			from := len(dst)
+			dst = appendVarInt(dst, int64(binary.BigEndian.Uint64(v)))
+			if c.Desc { // 1 to 9 bytes: ^v's encoding is not their inversion
+				for j := from; j < len(dst); j++ {
+					dst[j] = ^dst[j]
+				}
+			}
+		case c.Type == UUID && len(v) == 16:
+			dst = append(dst, NextComponent)
+			dst = binary.BigEndian.AppendUint64(dst, uuidHigh(binary.BigEndian.Uint64(v))^flip)
+			dst = binary.BigEndian.AppendUint64(dst, binary.BigEndian.Uint64(v[8:])^flip)
+		case c.Type == Int && len(v) == 4:
+			dst = append(dst, NextComponent)
+			dst = binary.BigEndian.AppendUint32(dst, binary.BigEndian.Uint32(v)^0x80000000^uint32(flip))
+		case c.Type == Text || c.Type == Blob:
+			dst = append(dst, NextComponent)
+			from := len(dst)
+			dst = AppendEscaped(dst, v)
+			if c.Desc {
+				for j := from; j < len(dst); j++ {
+					dst[j] = ^dst[j]
+				}
+			}
+		default:
+			var err error
+			if dst, err = appendComponent(dst, c, i, v); err != nil {
+				return dst[:start], err
 			}
 		}
 	}
 	return append(dst, kind.Terminator()), nil
+}
+
+// prefixError says why a prefix of n values of kind does not fit ncols
+// clustering columns (AppendClustering's first test failed). It is kept
+// out of AppendClustering so the per-component loop need not make room
+// for building errors.
+//
+//go:noinline
+func prefixError(ncols, n int, kind PrefixKind) error {
+	switch {
+	case n > ncols:
+		return &ValueError{Component: -1, Reason: strconv.Itoa(n) + " components for " + strconv.Itoa(ncols) + " clustering columns"}
+	case kind == Clustering:
+		return &ValueError{Component: -1, Reason: "a clustering needs " + strconv.Itoa(ncols) + " components, got " + strconv.Itoa(n)}
+	}
+	return &ValueError{Component: -1, Reason: "unknown prefix kind " + strconv.Itoa(int(kind))}
+}
+
+// appendComponent appends component i, value v of column c, checking it
+// first (CheckValue): its separator, then its encoding (inverted for
+// DESC), or for an empty value where empty means "no value" a separator
+// alone. It is AppendClustering's general case; on error dst's length is
+// unspecified.
+//
+//go:noinline
+func appendComponent(dst []byte, c Column, i int, v []byte) ([]byte, error) {
+	if err := CheckValue(c, i, v); err != nil {
+		return dst, err
+	}
+	if len(v) == 0 && c.Type.emptyIsNull() {
+		if c.Desc {
+			return append(dst, NextComponentEmptyReversed), nil
+		}
+		return append(dst, NextComponentEmpty), nil
+	}
+	dst = append(dst, NextComponent)
+	from := len(dst)
+	dst = AppendValue(dst, c.Type, v)
+	if c.Desc {
+		for j := from; j < len(dst); j++ {
+			dst[j] = ^dst[j]
+		}
+	}
+	return dst, nil
 }
 
 // AppendValue appends the ascending encoding of one non-empty serialized
@@ -248,19 +289,23 @@ func AppendValue(dst []byte, t CQLType, v []byte) []byte {
 	case BigInt:
 		return appendVarInt(dst, int64(binary.BigEndian.Uint64(v)))
 	case UUID:
-		msb := binary.BigEndian.Uint64(v)
-		if version := msb >> 12 & 0xF; version == 1 {
-			msb = reorderTimestamp(msb)
-		} else {
-			msb = version<<60 | msb>>4&0x0FFFFFFFFFFFF000 | msb&0xFFF
-		}
-		dst = binary.BigEndian.AppendUint64(dst, msb)
+		dst = binary.BigEndian.AppendUint64(dst, uuidHigh(binary.BigEndian.Uint64(v)))
 		return append(dst, v[8:16]...)
 	case TimeUUID:
 		dst = binary.BigEndian.AppendUint64(dst, reorderTimestamp(binary.BigEndian.Uint64(v)))
 		return binary.BigEndian.AppendUint64(dst, binary.BigEndian.Uint64(v[8:])^0x8080808080808080)
 	}
 	return AppendEscaped(dst, v)
+}
+
+// uuidHigh is the encoding of a UUIDType value's high 8 bytes (its low 8
+// are unchanged): a version-1 UUID's timestamp reordered, any other's
+// version nibble moved to the front.
+func uuidHigh(msb uint64) uint64 {
+	if version := msb >> 12 & 0xF; version != 1 {
+		return version<<60 | msb>>4&0x0FFFFFFFFFFFF000 | msb&0xFFF
+	}
+	return reorderTimestamp(msb)
 }
 
 // reorderTimestamp puts a version-1 UUID's timestamp fields in order:

@@ -75,10 +75,10 @@ func appendVarInt(dst []byte, v int64) []byte {
 	mask := uint64(0xFF00>>n) & 0xFF // n leading ones in a byte
 	w |= mask << (8*n - 8)
 	w ^= neg
-	for shift := 8*n - 8; shift >= 0; shift -= 8 {
-		dst = append(dst, byte(w>>shift))
-	}
-	return dst
+	// The n bytes, big-endian, in one store: shifted to the top of a word,
+	// written whole, and the 8-n bytes after them cut off.
+	dst = binary.BigEndian.AppendUint64(dst, w<<(64-8*n))
+	return dst[:len(dst)-8+n]
 }
 
 // appendVarUint appends Cassandra's VariableLengthUnsignedInteger: as many

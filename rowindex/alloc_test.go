@@ -21,7 +21,7 @@ func widePartition(tb testing.TB, n int, key string) ([]bytecomparable.Column, [
 	var out bytes.Buffer
 	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols})
 	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestAllocsWarmAdd(t *testing.T) {
 	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})
 	// Warm up: one whole partition grows every buffer.
 	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func TestAllocsWarmAdd(t *testing.T) {
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
-		if err := w.Add(blocks[i]); err != nil {
+		if err := w.Add(&blocks[i]); err != nil {
 			t.Fatal(err)
 		}
 		i++
@@ -77,7 +77,7 @@ func TestAllocsWarmPartition(t *testing.T) {
 	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})
 	partition := func() {
 		for _, b := range blocks {
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatal(err)
 			}
 		}

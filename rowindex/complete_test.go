@@ -25,7 +25,7 @@ func TestCompleteEndsTheFile(t *testing.T) {
 		addPartitions(t, w, blocks, 10)
 		// A partition begun and abandoned leaves its blocks out of the file
 		// (they were all pending: nothing of its trie was written).
-		if err := w.Add(blocks[0]); err != nil {
+		if err := w.Add(&blocks[0]); err != nil {
 			t.Fatal(path, err)
 		}
 		if err := w.Complete(); !errors.Is(err, rowindex.ErrUnfinished) {
@@ -43,7 +43,7 @@ func TestCompleteEndsTheFile(t *testing.T) {
 		if !bytes.Equal(sink.out.Bytes(), want) {
 			t.Fatal(path, "the completed file differs from a clean build")
 		}
-		if err := w.Add(blocks[0]); !errors.Is(err, rowindex.ErrFinished) {
+		if err := w.Add(&blocks[0]); !errors.Is(err, rowindex.ErrFinished) {
 			t.Fatalf("%s: Add after Complete: %v", path, err)
 		}
 		if _, err := w.FinishPartition([]byte("k"), 0, 1, rowindex.Live); !errors.Is(err, rowindex.ErrFinished) {

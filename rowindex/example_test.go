@@ -23,7 +23,7 @@ func Example() {
 		{First: row(5, "kim"), Last: row(9, "bob"), Offset: 16500, OpenDeletion: rowindex.Deletion(1700000000000000, 1700000000)},
 		{First: row(9, "al"), Last: row(12, "joe"), Offset: 33100},
 	} {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			panic(err)
 		}
 	}

@@ -30,7 +30,7 @@ func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Bl
 func addPartitions(t *testing.T, w refrows.IndexWriter, blocks []rowindex.Block, per int) {
 	t.Helper()
 	for i, b := range blocks {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 		if (i+1)%per == 0 {
@@ -65,14 +65,14 @@ func TestBadBlocks(t *testing.T) {
 					{rowindex.Block{First: b.First, Last: b.Last, Offset: b.Offset, OpenDeletion: rowindex.Deletion(-1, 0)}, rowindex.ErrDeletion},
 				}
 				for _, bb := range bad {
-					err := w.Add(bb.block)
+					err := w.Add(&bb.block)
 					var be *rowindex.BlockError
 					if !errors.As(err, &be) || !errors.Is(err, bb.want) || be.Block != i%100 {
 						t.Fatalf("%s block %d: got %v, want a *BlockError for block %d matching %v", path, i, err, i%100, bb.want)
 					}
 				}
 			}
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatal(err)
 			}
 			if (i+1)%100 == 0 {
@@ -133,7 +133,7 @@ func TestFailedWrites(t *testing.T) {
 			}
 		}
 		for i, b := range blocks {
-			retry(func() error { return w.Add(b) })
+			retry(func() error { return w.Add(&b) })
 			if (i+1)%1000 == 0 {
 				retry(func() error {
 					_, err := w.FinishPartition([]byte{byte(i)}, int64(i), b.Offset+1, rowindex.Live)

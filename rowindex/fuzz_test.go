@@ -28,7 +28,7 @@ func fuzzSeed(t testing.TB) ([]byte, []int64) {
 			if i%3 == p {
 				b.OpenDeletion = rowindex.Deletion(int64(i), 7)
 			}
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -191,13 +191,13 @@ func FuzzRoundTrip(f *testing.F) {
 		var out bytes.Buffer
 		w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols})
 		for _, b := range mc.blocks[:1] {
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatal(err)
 			}
 		}
 		w.Reset(&out, rowindex.Options{Columns: cols})
 		for _, b := range mc.blocks {
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatal(err)
 			}
 		}

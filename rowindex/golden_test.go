@@ -20,7 +20,7 @@ func build(t testing.TB, f *rowstsv.File, path buildpath.Path) (db []byte, resul
 	var lines []rowstsv.ResultLine
 	for _, p := range f.Partitions {
 		for i, b := range p.Blocks {
-			if err := w.Add(b); err != nil {
+			if err := w.Add(&b); err != nil {
 				t.Fatalf("partition %x block %d: %v", p.Key, i, err)
 			}
 		}

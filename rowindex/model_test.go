@@ -135,7 +135,7 @@ func buildModel(t *testing.T, mc modelCase, path buildpath.Path, pageSize int, l
 	// A one-block partition first moves the trie to an unaligned start.
 	for range lead {
 		b0 := mc.blocks[0]
-		if err := w.Add(rowindex.Block{First: b0.First, FirstKind: b0.FirstKind, Last: b0.First, LastKind: b0.FirstKind}); err != nil {
+		if err := w.Add(&rowindex.Block{First: b0.First, FirstKind: b0.FirstKind, Last: b0.First, LastKind: b0.FirstKind}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.FinishPartition([]byte("lead"), 0, 1, rowindex.Live); err != nil {
@@ -143,7 +143,7 @@ func buildModel(t *testing.T, mc modelCase, path buildpath.Path, pageSize int, l
 		}
 	}
 	for _, b := range mc.blocks {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ func TestWorkedExample(t *testing.T) {
 		{First: v("00000051"), Last: v("000000a3"), Offset: 19813},
 		{First: v("000000fe"), Last: v("0000012c"), Offset: 40139},
 	} {
-		if err := w.Add(b); err != nil {
+		if err := w.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -120,7 +120,8 @@ func (w *Writer) Flush() error { return w.core.Flush() }
 
 // Add adds the next index block of the current partition. Blocks come in
 // clustering order, each starting after the previous one ends, at
-// increasing offsets.
+// increasing offsets. b is read during the call only (a pointer, so the
+// 80-byte Block is not copied per call) and may be reused afterwards.
 //
 // It encodes the block's clusterings once and makes the separator in
 // place: prevMax[:d] is shared with first and prevMax[d] < first[d], so
@@ -128,7 +129,7 @@ func (w *Writer) Flush() error { return w.core.Flush() }
 // overflow: it is below first[d]). prevMax is not needed after this block,
 // so its slot becomes the separator's home; the trie reads it until the
 // next Add, by which time the ring has made it Previous, not yet reused.
-func (w *Writer) Add(b Block) error {
+func (w *Writer) Add(b *Block) error {
 	open := rowfile.Deletion(b.OpenDeletion)
 	if !w.core.Ready(b.Offset, open) {
 		if err := w.core.Check(b.Offset, open); err != nil {

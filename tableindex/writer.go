@@ -121,7 +121,7 @@ func (w *Writer) AddBlock(b rowindex.Block) error {
 	if !w.inPartition {
 		return fmt.Errorf("%w: AddBlock outside a partition", ErrState)
 	}
-	return w.rows.Add(b)
+	return w.rows.Add(&b)
 }
 
 // FinishPartition ends the current partition at endPos (relative to its

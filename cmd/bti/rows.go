@@ -166,8 +166,8 @@ func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, path buil
 
 // buildPartition adds a partition's blocks to rw and finishes it.
 func buildPartition(rw refrows.IndexWriter, pt rowstsv.Partition) (rowindex.Result, error) {
-	for _, b := range pt.Blocks {
-		if err := rw.Add(b); err != nil {
+	for i := range pt.Blocks {
+		if err := rw.Add(&pt.Blocks[i]); err != nil {
 			return rowindex.Result{}, err
 		}
 	}

@@ -23,7 +23,7 @@ import (
 // that build on either path: *rowindex.Writer and *Writer.
 type IndexWriter interface {
 	Reset(dst io.Writer, opts rowindex.Options)
-	Add(b rowindex.Block) error
+	Add(b *rowindex.Block) error
 	CompletePartition(endPos int64) (int64, error)
 	AppendEntry(key []byte, dataPos, root int64, blocks int, deletion rowindex.DeletionTime) (int64, error)
 	FinishPartition(key []byte, dataPos, endPos int64, deletion rowindex.DeletionTime) (rowindex.Result, error)
@@ -76,7 +76,7 @@ func (w *Writer) ResetPartition() {
 
 // Add adds the next block (rowindex.Writer.Add): fresh encodings for every
 // use, and the separator made a byte at a time.
-func (w *Writer) Add(b rowindex.Block) error {
+func (w *Writer) Add(b *rowindex.Block) error {
 	open := rowfile.Deletion(b.OpenDeletion)
 	if err := w.Check(b.Offset, open); err != nil {
 		return err

@@ -107,7 +107,7 @@ func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path buildpa
 	start := w.Position()
 	return func(ops int) {
 		for range ops {
-			if err := w.Add(blocks[next]); err != nil {
+			if err := w.Add(&blocks[next]); err != nil {
 				f.fail(BuildName, err)
 			}
 			if next++; next == len(blocks) {
@@ -125,8 +125,8 @@ func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path buildpa
 func lookupOp(cols []bytecomparable.Column, blocks []rowindex.Block, byValue bool, bad, indexBytes *atomic.Int64) (func(int), func(), error) {
 	var file bytes.Buffer
 	w := rowindex.NewWriter(&file, rowindex.Options{Columns: cols})
-	for _, b := range blocks {
-		if err := w.Add(b); err != nil {
+	for i := range blocks {
+		if err := w.Add(&blocks[i]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -215,8 +215,8 @@ func fileOp(f *rowstsv.File, path buildpath.Path, bad, fileBytes *atomic.Int64) 
 		for range invocations {
 			w.Reset(io.Discard, opts)
 			for _, p := range f.Partitions {
-				for _, b := range p.Blocks {
-					if err := w.Add(b); err != nil {
+				for i := range p.Blocks {
+					if err := w.Add(&p.Blocks[i]); err != nil {
 						fl.fail(BuildName, err)
 					}
 				}
