@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/internal/keystsv"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -124,9 +126,9 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 		}
 	}
 	var files [2][]byte
-	for i, path := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
+	for i, path := range buildpath.All {
 		var buf bytes.Buffer
-		b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: p, Path: path, PageSize: pageSize})
+		b := workload.NewPathBuilder(&buf, partitionindex.Options{Partitioner: p, PageSize: pageSize}, path)
 		for j, k := range keys {
 			require.NoError(t, b.Add(&k, positions[j]))
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -27,7 +29,7 @@ const (
 
 // buildOver4 writes the n keys with pad bytes of padding to path on the
 // given builder path and returns what Complete reported.
-func buildOver4(t *testing.T, path string, n int64, pad int, p partitionindex.Path) partitionindex.Metadata {
+func buildOver4(t *testing.T, path string, n int64, pad int, p buildpath.Path) partitionindex.Metadata {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -38,7 +40,7 @@ func buildOver4(t *testing.T, path string, n int64, pad int, p partitionindex.Pa
 	for j := range pad {
 		raw[8+j] = byte(0x41 + j%26) // no 00 or FF: the encoding is the pad itself
 	}
-	b := partitionindex.NewBuilder(f, partitionindex.Options{Partitioner: partitioner.ByteOrdered, Path: p})
+	b := workload.NewPathBuilder(f, partitionindex.Options{Partitioner: partitioner.ByteOrdered}, p)
 	for i := range n {
 		binary.BigEndian.PutUint64(raw, uint64(i>>1))
 		raw[len(raw)-1] = byte(i & 1)
@@ -85,7 +87,7 @@ func checkOver4(t *testing.T, path string, n int64) *Report {
 func TestCheckPastUint32Positions(t *testing.T) {
 	const n, pad = 20_000, 24
 	dir := t.TempDir()
-	for _, p := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
+	for _, p := range buildpath.All {
 		path := filepath.Join(dir, p.String()+".db")
 		buildOver4(t, path, n, pad, p)
 		checkOver4(t, path, n)
@@ -126,7 +128,7 @@ func TestCheckOver4GiB(t *testing.T) {
 	})
 	path := filepath.Join(dir, "Partitions.db")
 	start := time.Now()
-	meta := buildOver4(t, path, n, pad, partitionindex.PathScratch)
+	meta := buildOver4(t, path, n, pad, buildpath.Scratch)
 	t.Logf("built %d keys, %d bytes, in %v", n, meta.Size, time.Since(start).Round(time.Second))
 	if meta.Size <= 1<<32 && os.Getenv("BTI_LONG_KEYS") == "" {
 		t.Fatalf("the index is %d bytes, not past 4 GiB", meta.Size)

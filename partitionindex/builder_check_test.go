@@ -75,7 +75,7 @@ func sortedKeys(p partitioner.Partitioner, raws ...[]byte) []partitioner.Key {
 
 // addRaw decorates raw with b's partitioner and adds it: most tests hold
 // their keys as raw bytes.
-func addRaw(b *Builder, raw []byte, position int64) error {
-	k := b.opts.Partitioner.Decorate(raw)
+func addRaw(b indexBuilder, raw []byte, position int64) error {
+	k := b.keyPartitioner().Decorate(raw)
 	return b.Add(&k, position)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/buildpath"
 )
 
 // Caller memory: the builder and the reader copy what they keep, so a
@@ -58,14 +60,14 @@ func TestCallerMemoryBuild(t *testing.T) {
 		for _, k := range s.keys {
 			maxLen = max(maxLen, len(k))
 		}
-		for _, path := range []Path{PathScratch, PathReference} {
+		for _, path := range buildpath.All {
 			for _, cl := range keyClobbers {
 				t.Run(fmt.Sprintf("%s/%v/%s", s.name, path, cl.name), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(1, 2))
 					// One buffer for every key, with room for the shift.
 					buf := make([]byte, maxLen+1)
 					var out bytes.Buffer
-					b := NewBuilder(&out, s.opts(path))
+					b := newPathBuilder(&out, s.opts(), path)
 					for i, k := range s.keys {
 						key := buf[:copy(buf, k)]
 						if i%2 == 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
@@ -81,7 +82,7 @@ func FuzzIndexReader(f *testing.F) {
 				}
 				s := newOrderedInput("seed", p, pageSize, r, raws)
 				var buf bytes.Buffer
-				b := NewBuilder(&buf, s.opts(PathScratch))
+				b := NewBuilder(&buf, s.opts())
 				for i := range s.keys {
 					if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 						f.Fatal(err)
@@ -188,10 +189,11 @@ func FuzzBuildRoundTrip(f *testing.F) {
 		}
 		var files [3]bytes.Buffer
 		var roots [3]int64
-		b := NewBuilder(&files[0], Options{Partitioner: p, PageSize: pageSize})
-		for run, path := range []Path{PathScratch, PathReference, PathScratch} {
-			if run > 0 {
-				b.Reset(&files[run], Options{Partitioner: p, Path: path, PageSize: pageSize})
+		opts := Options{Partitioner: p, PageSize: pageSize}
+		scratch := NewBuilder(&files[0], opts)
+		for run, b := range []indexBuilder{scratch, newPathBuilder(&files[1], opts, buildpath.Reference), scratch} {
+			if run == 2 {
+				scratch.Reset(&files[run], opts)
 			}
 			for i, k := range keys {
 				if err := b.Add(&k, pos[i]); err != nil {
@@ -257,7 +259,7 @@ func FuzzPartialIndex(f *testing.F) {
 	}
 	s := newOrderedInput("partial-seed", partitioner.ByteOrdered, 64, r, raws)
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, s.opts(PathScratch))
+	b := NewBuilder(&buf, s.opts())
 	for i := range s.keys {
 		if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 			f.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
@@ -41,9 +42,9 @@ func loadGolden(t testing.TB) []goldenCase {
 
 // buildGolden builds c on the given path, taking partial views where the
 // case says Cassandra did and checking each one.
-func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
+func buildGolden(t *testing.T, c goldenCase, path buildpath.Path) []byte {
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: c.part, Path: path})
+	b := newPathBuilder(&buf, Options{Partitioner: c.part}, path)
 	next := 0
 	for i, e := range c.entries {
 		require.NoError(t, addRaw(b, e.Key, e.Pos), "key %d", i)
@@ -62,7 +63,7 @@ func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
 // Cassandra's (root, count, cutoff and the tail's length and sha256) and to
 // find exactly its keys, and returns it (nil when Cassandra's builder
 // refused the request too).
-func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, want golden.Partial) *PartialIndex {
+func checkPartial(t *testing.T, c goldenCase, b indexBuilder, buf *bytes.Buffer, want golden.Partial) *PartialIndex {
 	got, accepted := takeView(t, b)
 	require.Equal(t, want.Accepted, accepted, "after %d keys: accepted", want.AfterKeys)
 	if !accepted {
@@ -101,7 +102,7 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 
 func TestGoldenBuild(t *testing.T) {
 	for _, c := range loadGolden(t) {
-		for _, path := range []Path{PathScratch, PathReference} {
+		for _, path := range buildpath.All {
 			t.Run(c.name+"/"+path.String(), func(t *testing.T) {
 				// Plain hex around the first difference: the annotated dump
 				// is the audit package's, which this package's tests cannot

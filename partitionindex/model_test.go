@@ -10,6 +10,7 @@ import (
 	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -96,9 +97,9 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 		}
 	}
 	var files [2][]byte
-	for i, path := range []Path{PathScratch, PathReference} {
+	for i, path := range buildpath.All {
 		var buf bytes.Buffer
-		b := NewBuilder(&buf, Options{Partitioner: p, Path: path, PageSize: pageSize})
+		b := newPathBuilder(&buf, Options{Partitioner: p, PageSize: pageSize}, path)
 		for j, k := range keys {
 			require.NoError(t, b.Add(&k, positions[j]))
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -99,7 +100,7 @@ func over4Index(pos int64) (int64, error) {
 // it also samples the live heap (after a collection) every heapEvery keys
 // and returns the largest sample over the first tenth of the keys and over
 // all of them, both above the heap before the build.
-func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery int64) (meta Metadata, firstTenth, all uint64) {
+func buildOver4(t *testing.T, path string, n int64, pad int, p buildpath.Path, heapEvery int64) (meta Metadata, firstTenth, all uint64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -121,7 +122,7 @@ func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery i
 		}
 	}
 	keys := newOver4Keys(pad)
-	b := NewBuilder(f, Options{Partitioner: partitioner.ByteOrdered, Path: p})
+	b := newPathBuilder(f, Options{Partitioner: partitioner.ByteOrdered}, p)
 	for i := range n {
 		key := partitioner.ByteOrdered.Decorate(keys.raw(i))
 		if err := b.Add(&key, over4Pos(i)); err != nil {
@@ -354,7 +355,7 @@ func TestPastUint32Positions(t *testing.T) {
 	const n, pad = 20_000, 24
 	dir := t.TempDir()
 	var files [2]string
-	for k, p := range []Path{PathScratch, PathReference} {
+	for k, p := range buildpath.All {
 		files[k] = filepath.Join(dir, p.String()+".db")
 		meta, _, _ := buildOver4(t, files[k], n, pad, p, 0)
 		checkOver4(t, files[k], n, pad, meta, true)
@@ -423,7 +424,7 @@ func TestOver4GiB(t *testing.T) {
 
 	scratch := filepath.Join(dir, "scratch-Partitions.db")
 	start := time.Now()
-	meta, heap10, heapAll := buildOver4(t, scratch, n, pad, PathScratch, max(n/100, 1))
+	meta, heap10, heapAll := buildOver4(t, scratch, n, pad, buildpath.Scratch, max(n/100, 1))
 	t.Logf("scratch build: %d keys, %d bytes (%.2f B/key), %d pages, in %v; live heap above the start: %.2f MiB over the first tenth, %.2f MiB over all",
 		n, meta.Size, float64(meta.Size)/float64(n), meta.Pages, time.Since(start).Round(time.Second), float64(heap10)/(1<<20), float64(heapAll)/(1<<20))
 	if meta.Size <= 1<<32 && os.Getenv("BTI_LONG_KEYS") == "" {
@@ -444,7 +445,7 @@ func TestOver4GiB(t *testing.T) {
 
 	reference := filepath.Join(dir, "reference-Partitions.db")
 	start = time.Now()
-	refMeta, heap10, heapAll := buildOver4(t, reference, n, pad, PathReference, max(n/100, 1))
+	refMeta, heap10, heapAll := buildOver4(t, reference, n, pad, buildpath.Reference, max(n/100, 1))
 	t.Logf("reference build: %d bytes in %v; live heap above the start: %.2f MiB over the first tenth, %.2f MiB over all",
 		refMeta.Size, time.Since(start).Round(time.Second), float64(heap10)/(1<<20), float64(heapAll)/(1<<20))
 	if refMeta != meta {

@@ -154,7 +154,7 @@ func TestScenarioDeepRecursion(t *testing.T) {
 // takeView asks for an early-open view with all three files synced at once
 // (as the golden cases were made); TestBuildPartialProtocol checks the
 // protocol underneath.
-func takeView(t *testing.T, b *Builder) (*PartialIndex, bool) {
+func takeView(t *testing.T, b indexBuilder) (*PartialIndex, bool) {
 	t.Helper()
 	view, err := b.BuildPartialSynced(0, 0)
 	require.NoError(t, err)

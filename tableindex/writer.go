@@ -20,8 +20,6 @@ import (
 type Options struct {
 	Partitioner partitioner.Partitioner
 	Columns     []bytecomparable.Column // the table's clustering columns
-	// Path selects both indexes' path: scratch or reference (same bytes).
-	Path rowindex.Path
 	// PageSize is for tests only (0: Cassandra's 4096).
 	PageSize int
 }
@@ -78,12 +76,8 @@ func NewWriter(partitions, rows io.Writer, opts Options) *Writer {
 // Reset starts new Partitions.db and Rows.db files on partitions and rows,
 // keeping allocated memory.
 func (w *Writer) Reset(partitions, rows io.Writer, opts Options) {
-	path := partitionindex.PathScratch
-	if opts.Path == rowindex.PathReference {
-		path = partitionindex.PathReference
-	}
-	rowOpts := rowindex.Options{Columns: opts.Columns, Path: opts.Path, PageSize: opts.PageSize}
-	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, Path: path, PageSize: opts.PageSize}
+	rowOpts := rowindex.Options{Columns: opts.Columns, PageSize: opts.PageSize}
+	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, PageSize: opts.PageSize}
 	if w.rows == nil {
 		w.rows = rowindex.NewWriter(rows, rowOpts)
 		w.parts = partitionindex.NewBuilder(partitions, partOpts)

@@ -12,7 +12,10 @@ import (
 
 	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/rowstsv"
+	"github.com/bti-go/bti/internal/workload"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/rowindex"
 	"github.com/bti-go/bti/tableindex"
 )
@@ -103,7 +106,7 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
 	var rows, parts bytes.Buffer
-	lines, err := buildRows(f, &rows, &parts, partsOut != nil, tableindex.Options{Partitioner: p, Columns: f.Columns, Path: path})
+	lines, err := buildRows(f, &rows, &parts, partsOut != nil, tableindex.Options{Partitioner: p, Columns: f.Columns}, path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
@@ -127,29 +130,44 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// buildRows writes f's Rows.db to rows and, withParts, its Partitions.db
-// to parts (only then must the keys be in partitioner order).
-func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, opts tableindex.Options) ([]rowstsv.ResultLine, error) {
+// buildRows writes f's Rows.db to rows on path and, withParts, its
+// Partitions.db to parts (only then must the keys be in partitioner order).
+// tableindex drives the production writers only, so the reference path
+// feeds the reference partition builder from the row writer's results, as
+// tableindex does.
+func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, opts tableindex.Options, path rowindex.Path) ([]rowstsv.ResultLine, error) {
 	lines := make([]rowstsv.ResultLine, 0, len(f.Partitions))
 	var tw *tableindex.Writer
 	var rw *rowindex.Writer
-	if withParts {
+	var pw *workload.PathBuilder
+	if withParts && path == rowindex.PathScratch {
 		tw = tableindex.NewWriter(parts, rows, opts)
 	} else {
-		rw = rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: opts.Path})
+		rw = rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: path})
+		if withParts {
+			pw = workload.NewPathBuilder(parts, partitionindex.Options{Partitioner: opts.Partitioner}, buildpath.Reference)
+		}
 	}
 	for _, pt := range f.Partitions {
 		res, err := buildPartition(tw, rw, pt)
+		if err == nil && pw != nil {
+			key := opts.Partitioner.Decorate(pt.Key)
+			err = pw.Add(&key, res.Value)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("partition %s (line %d): %w", shortHex(pt.Key), pt.Line, err)
 		}
 		lines = append(lines, rowstsv.ResultLine{Key: pt.Key, Value: res.Value, Root: res.Root, Blocks: res.Blocks})
 	}
-	if withParts {
+	if tw != nil {
 		_, err := tw.Complete()
 		return lines, err
 	}
-	return lines, rw.Flush()
+	if err := rw.Flush(); err != nil || pw == nil {
+		return lines, err
+	}
+	_, err := pw.Complete()
+	return lines, err
 }
 
 func buildPartition(tw *tableindex.Writer, rw *rowindex.Writer, pt rowstsv.Partition) (rowindex.Result, error) {

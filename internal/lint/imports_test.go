@@ -27,10 +27,14 @@ var library = map[string][]string{
 	"internal/indexfile":        nil,
 	"internal/partitionpayload": nil,
 	"partitioner":               {"bytecomparable"},
-	"trie":                      {"internal/indexfile", "internal/invariants"},
-	"partitionindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionpayload"},
-	"rowindex":                  {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
-	"tableindex":                {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
+	// Below both Partitions.db writers (partitionindex's and the reference
+	// builder of internal/refpartitions): what does not depend on how keys
+	// are encoded.
+	"internal/partitionfile": {"partitioner", "trie", "internal/indexfile", "internal/invariants"},
+	"trie":                   {"internal/indexfile", "internal/invariants"},
+	"partitionindex":         {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionfile", "internal/partitionpayload"},
+	"rowindex":               {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
+	"tableindex":             {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 	// The tools' audience (style guide point 4): built on the engine
 	// packages, imported by none of them (no entry above lists it).
 	"audit": {"bytecomparable", "partitioner", "partitionindex", "rowindex", "trie", "internal/indexfile", "internal/partitionpayload"},
@@ -38,7 +42,7 @@ var library = map[string][]string{
 
 // tooling lists packages that exist for the command and the tests; no
 // library package may import them.
-var tooling = []string{"cmd/", "internal/buildpath", "internal/golden", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
+var tooling = []string{"cmd/", "internal/buildpath", "internal/golden", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/refpartitions", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
 
 // runtimeDeps are the only external packages a non-test file may import.
 // Everything else go.mod requires (testify, btree, roaring, vellum, …) is
