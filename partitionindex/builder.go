@@ -6,6 +6,7 @@ import (
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/indexfile"
 	"github.com/bti-go/bti/internal/partitionfile"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
@@ -234,7 +235,7 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 // need not compare them again.
 func (b *Builder) addPending(prev []byte, diff int) error {
 	cut := min(max(diff, b.lastDiff), len(prev))
-	p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+	p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
 	shared := 0
 	if b.trie.Count() > 0 {
 		shared = b.lastDiff - 1
@@ -313,7 +314,7 @@ func (b *Builder) Complete() (Metadata, error) {
 	}
 	if b.hasLast && !b.inTrie {
 		enc := b.keys.Current() // complete wherever lastDiff reaches (murmur3.go)
-		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+		p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
 		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {
 			return Metadata{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -246,7 +247,7 @@ func TestPositionSize(t *testing.T) {
 		require.Equal(t, want, positionSize(v), "size of %d", v)
 	}
 	for _, v := range []int64{0, -1, 100, -51, 4096, 1 << 40, -(1 << 40), 1<<63 - 1} {
-		p, flags := appendPayload(nil, 0xAD, v)
+		p, flags := partitionpayload.Append(nil, 0xAD, v)
 		hash, hasHash, got, ok := decodePayload(flags, p)
 		require.True(t, ok)
 		require.True(t, hasHash)
