@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
@@ -115,7 +116,7 @@ func FuzzCheck(f *testing.F) {
 	for _, d := range readFuzzCorpus(f, "FuzzIndexReader") {
 		f.Add(d)
 	}
-	for _, file := range goldenFilesForFuzz(f) {
+	for _, file := range goldenindex.Files(f) {
 		if len(file) <= limit {
 			f.Add(file)
 		}

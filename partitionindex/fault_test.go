@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -193,17 +194,17 @@ func awkwardInputs(short bool) []*orderedInput {
 // clean build below is built the same way, so the comparison stands).
 func goldenInputs(t *testing.T, maxKeys int) []*orderedInput {
 	var sets []*orderedInput
-	for _, c := range loadGolden(t) {
-		if len(c.entries) > maxKeys {
+	for _, c := range goldenindex.Cases(t) {
+		if len(c.Entries) > maxKeys {
 			continue
 		}
-		s := &orderedInput{name: "golden-" + c.name, part: c.part}
-		for _, e := range c.entries {
+		s := &orderedInput{name: "golden-" + c.Name, part: c.Partitioner}
+		for _, e := range c.Entries {
 			s.keys = append(s.keys, e.Key)
 			s.pos = append(s.pos, e.Pos)
 		}
-		if len(c.partials) == 0 {
-			s.clean = map[int][]byte{len(s.keys): c.want}
+		if len(c.Partials) == 0 {
+			s.clean = map[int][]byte{len(s.keys): c.Want}
 		}
 		sets = append(sets, s)
 	}
