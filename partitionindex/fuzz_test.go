@@ -88,28 +88,33 @@ func FuzzIndexReader(f *testing.F) {
 				}
 				continue
 			}
-			rd, err := ix.OpenReader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			all := append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...)
-			if err := exerciseReader(rd, p, all, len(data)+1); err != nil {
-				t.Fatal(err)
-			}
-			// The dump reads every reachable node (the audit package's
-			// FuzzAuditIndex runs its own dumps and checks on these
-			// bytes).
-			if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
-				t.Fatalf("Trie.Dump: %T %v", err, err)
-			}
-			if err := rd.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := ix.Close(); err != nil {
-				t.Fatal(err)
-			}
+			exerciseIndex(t, ix, append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...), len(data)+1)
 		}
 	})
+}
+
+// exerciseIndex runs every lookup of exerciseReader for probes on ix, then
+// the trie's dump, which reads every reachable node (the audit package's
+// fuzz targets run its own dumps and checks on the same bytes), and closes
+// ix. Errors must be corruption.
+func exerciseIndex(t *testing.T, ix *Index, probes [][]byte, limit int) {
+	t.Helper()
+	rd, err := ix.OpenReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exerciseReader(rd, ix.Partitioner(), probes, limit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
+		t.Fatalf("Trie.Dump: %T %v", err, err)
+	}
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func isCorrupt(err error) bool {
@@ -262,22 +267,6 @@ func FuzzPartialIndex(f *testing.F) {
 		if p.ClassName() == "" {
 			t.Fatalf("NewIndex accepted partitioner %d", part)
 		}
-		rd, err := ix.OpenReader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		probes := [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}
-		if err := exerciseReader(rd, v.Partitioner, probes, len(data)+1); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
-			t.Fatalf("Trie.Dump: %T %v", err, err)
-		}
-		if err := rd.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
-			t.Fatal(err)
-		}
+		exerciseIndex(t, ix, [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}, len(data)+1)
 	})
 }
