@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/bti-go/bti/audit"
@@ -24,31 +23,19 @@ func goldenPositions(t *testing.T, c golden.RowsCase) ([]byte, []int64, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lines, err := rowstsv.ReadResult(c.Result(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var pos []int64
 	var blocks int64
-	for i, v := range resultValues(t, c.Result(t)) {
-		if v >= 0 {
+	for i, l := range lines {
+		if v := l.Value; v >= 0 {
 			pos = append(pos, v)
 			blocks += int64(len(f.Partitions[i].Blocks))
 		}
 	}
 	return c.RowsDB(t), pos, blocks
-}
-
-// resultValues reads the RESULT values of a golden case's result.tsv (the
-// value Partitions.db stores for each partition, in order).
-func resultValues(t *testing.T, result []byte) []int64 {
-	t.Helper()
-	var out []int64
-	for _, line := range strings.Split(strings.TrimRight(string(result), "\n"), "\n")[1:] {
-		var key string
-		var v, root, blocks int64
-		if _, err := fmt.Sscan(line, &key, &v, &root, &blocks); err != nil {
-			t.Fatalf("RESULT line %q: %v", line, err)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // buildWide writes lead one-block partitions (which move the trie to an
@@ -131,15 +118,7 @@ func TestCheckRowsGolden(t *testing.T) {
 // partitions) in ways a reader may not notice and checks each is reported
 // under its rule, with the other partitions still checked.
 func TestCheckRowsDamage(t *testing.T) {
-	var c golden.RowsCase
-	for _, rc := range golden.RowsCases(t) {
-		if rc.Name == "multi-partition" {
-			c = rc
-		}
-	}
-	if c.Name == "" {
-		t.Skip("golden case multi-partition not found")
-	}
+	c := golden.RowsCaseNamed(t, "multi-partition")
 	data, pos, _ := goldenPositions(t, c)
 	const entry7002, root7002 = 217, 201 // see TestWalkCatchesCrossPartitionPointer
 	check := func(data []byte, pos []int64) *audit.Report {

@@ -132,6 +132,24 @@ func CheckValue(c Column, i int, v []byte) error {
 	return nil
 }
 
+// valueOK is CheckValue's common case without the call (small enough to
+// inline): true only where CheckValue returns nil; timeuuid, whose version
+// must be read, and unknown types are left to CheckValue.
+// TestValueOKAgreesWithCheckValue ties the two.
+func valueOK(t CQLType, v []byte) bool {
+	switch t {
+	case Int:
+		return len(v) == 4 || len(v) == 0
+	case BigInt:
+		return len(v) == 8 || len(v) == 0
+	case UUID:
+		return len(v) == 16 || len(v) == 0
+	case Text, Blob:
+		return true
+	}
+	return false
+}
+
 // AppendClustering appends the byte-comparable encoding of the clustering
 // prefix values (serialized values, one per column from the first) of kind
 // kind under cols. A Clustering must have a value for every column; a bound
@@ -185,34 +203,39 @@ func AppendClustering(dst []byte, cols []Column, values [][]byte, kind PrefixKin
 	if kind > InclusiveEnd {
 		return dst, &ValueError{Component: -1, Reason: "unknown prefix kind " + strconv.Itoa(int(kind))}
 	}
+	// One pass: each value is checked, then appended. A refused value
+	// leaves the components before it past len(dst), which the caller
+	// does not see (dst is returned at its original length).
+	start := len(dst)
+	cols = cols[:len(values)]
 	for i, v := range values {
-		if err := CheckValue(cols[i], i, v); err != nil {
-			return dst, err
+		c := cols[i]
+		if !valueOK(c.Type, v) {
+			if err := CheckValue(c, i, v); err != nil {
+				return dst[:start], err
+			}
 		}
-	}
-	for i, v := range values {
-		dst = appendComponent(dst, cols[i], v)
+		// The component: its separator, then its encoding (inverted for
+		// DESC), or for an empty value where empty means "no value" a
+		// separator alone.
+		if len(v) == 0 && c.Type.emptyIsNull() {
+			if c.Desc {
+				dst = append(dst, NextComponentEmptyReversed)
+			} else {
+				dst = append(dst, NextComponentEmpty)
+			}
+			continue
+		}
+		dst = append(dst, NextComponent)
+		from := len(dst)
+		dst = AppendValue(dst, c.Type, v)
+		if c.Desc {
+			for j := from; j < len(dst); j++ {
+				dst[j] = ^dst[j]
+			}
+		}
 	}
 	return append(dst, kind.Terminator()), nil
-}
-
-// appendComponent appends the separator and encoding of one checked value.
-func appendComponent(dst []byte, c Column, v []byte) []byte {
-	if len(v) == 0 && c.Type.emptyIsNull() {
-		if c.Desc {
-			return append(dst, NextComponentEmptyReversed)
-		}
-		return append(dst, NextComponentEmpty)
-	}
-	dst = append(dst, NextComponent)
-	start := len(dst)
-	dst = AppendValue(dst, c.Type, v)
-	if c.Desc {
-		for i := start; i < len(dst); i++ {
-			dst[i] = ^dst[i]
-		}
-	}
-	return dst
 }
 
 // AppendValue appends the ascending encoding of one non-empty serialized

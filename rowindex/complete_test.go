@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -12,67 +14,51 @@ import (
 // refuses a partition left unfinished, hands every byte over (retrying
 // after a failed write), and after it Add and FinishPartition return
 // ErrFinished; Reset starts a new file that is byte for byte a fresh
-// writer's, and ResetPartition abandons a partition without ending the file.
+// writer's, and ResetPartition abandons a partition without ending the file;
+// on both paths.
 func TestCompleteEndsTheFile(t *testing.T) {
 	cols, blocks := wideBlocks(40)
-	want := cleanBuild(t, cols, blocks, 10, rowindex.PathScratch)
+	want := cleanBuild(t, cols, blocks, 10, buildpath.Scratch)
+	for _, path := range buildpath.All {
+		sink := &failOnce{}
+		w := refrows.New(path, sink, rowindex.Options{Columns: cols})
+		addPartitions(t, w, blocks, 10)
+		// A partition begun and abandoned leaves its blocks out of the file
+		// (they were all pending: nothing of its trie was written).
+		if err := w.Add(blocks[0]); err != nil {
+			t.Fatal(path, err)
+		}
+		if err := w.Complete(); !errors.Is(err, rowindex.ErrUnfinished) {
+			t.Fatalf("%s: Complete with an unfinished partition: %v", path, err)
+		}
+		w.ResetPartition()
 
-	sink := &failOnce{}
-	w := rowindex.NewWriter(sink, rowindex.Options{Columns: cols})
-	for i, b := range blocks {
-		if err := w.Add(b); err != nil {
-			t.Fatal(err)
+		sink.fail = true
+		if err := w.Complete(); !errors.Is(err, errDisk) {
+			t.Fatalf("%s: Complete on a failing sink: %v", path, err)
 		}
-		if (i+1)%10 == 0 {
-			if _, err := w.FinishPartition([]byte{byte(i)}, int64(i), b.Offset+1, rowindex.Live); err != nil {
-				t.Fatal(err)
-			}
+		if err := w.Complete(); err != nil {
+			t.Fatalf("%s: retried Complete: %v", path, err)
 		}
-	}
-	// A partition begun and abandoned leaves its blocks out of the file
-	// (they were all pending: nothing of its trie was written).
-	if err := w.Add(blocks[0]); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Complete(); !errors.Is(err, rowindex.ErrUnfinished) {
-		t.Fatalf("Complete with an unfinished partition: %v", err)
-	}
-	w.ResetPartition()
+		if !bytes.Equal(sink.out.Bytes(), want) {
+			t.Fatal(path, "the completed file differs from a clean build")
+		}
+		if err := w.Add(blocks[0]); !errors.Is(err, rowindex.ErrFinished) {
+			t.Fatalf("%s: Add after Complete: %v", path, err)
+		}
+		if _, err := w.FinishPartition([]byte("k"), 0, 1, rowindex.Live); !errors.Is(err, rowindex.ErrFinished) {
+			t.Fatalf("%s: FinishPartition after Complete: %v", path, err)
+		}
 
-	sink.fail = true
-	if err := w.Complete(); !errors.Is(err, errDisk) {
-		t.Fatalf("Complete on a failing sink: %v", err)
-	}
-	if err := w.Complete(); err != nil {
-		t.Fatalf("retried Complete: %v", err)
-	}
-	if !bytes.Equal(sink.out.Bytes(), want) {
-		t.Fatal("the completed file differs from a clean build")
-	}
-	if err := w.Add(blocks[0]); !errors.Is(err, rowindex.ErrFinished) {
-		t.Fatalf("Add after Complete: %v", err)
-	}
-	if _, err := w.FinishPartition([]byte("k"), 0, 1, rowindex.Live); !errors.Is(err, rowindex.ErrFinished) {
-		t.Fatalf("FinishPartition after Complete: %v", err)
-	}
-
-	var again bytes.Buffer
-	w.Reset(&again, rowindex.Options{Columns: cols})
-	for i, b := range blocks {
-		if err := w.Add(b); err != nil {
-			t.Fatal(err)
+		var again bytes.Buffer
+		w.Reset(&again, rowindex.Options{Columns: cols})
+		addPartitions(t, w, blocks, 10)
+		if err := w.Complete(); err != nil {
+			t.Fatal(path, err)
 		}
-		if (i+1)%10 == 0 {
-			if _, err := w.FinishPartition([]byte{byte(i)}, int64(i), b.Offset+1, rowindex.Live); err != nil {
-				t.Fatal(err)
-			}
+		if !bytes.Equal(again.Bytes(), want) {
+			t.Fatal(path, "a writer Reset after Complete writes other bytes")
 		}
-	}
-	if err := w.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(again.Bytes(), want) {
-		t.Fatal("a writer Reset after Complete writes other bytes")
 	}
 }
 

@@ -74,7 +74,8 @@
 // Writer: blocks in clustering order, strictly after each other, at
 // increasing offsets; a refused block (*BlockError) or failed write leaves
 // the writer unchanged and may be retried. The scratch path allocates
-// nothing per block once warm; PathReference writes the same bytes.
+// nothing per block once warm; the reference writer (internal/refrows),
+// which the golden and model tests check it against, writes the same bytes.
 //
 // Reader: OpenPartition checks the entry and the trie's root; every node
 // is bounds-checked as it is read (the trie package), so no bytes make it

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+
+	"github.com/bti-go/bti/internal/rowfile"
 )
 
 // Entry is what BtiTableWriter appends to Rows.db after a partition's row
@@ -17,26 +19,6 @@ type Entry struct {
 	Blocks       int    // index blocks (the trie holds one more entry, the end)
 	Deletion     DeletionTime
 	End          int64 // the position after the entry
-}
-
-// appendEntry appends an entry starting at file position pos:
-//
-//	+-------------+-----+---------------------+------------------------+
-//	| key len <2> | key | dataPosition <uvint> | root - base <vint>     |
-//	+-------------+-----+---------------------+------------------------+
-//	| blocks <uvint> | partition deletion <1 or 12, see appendDeletion> |
-//	+----------------+--------------------------------------------------+
-//
-// base is the position right after the key; vints are Cassandra's
-// VIntCoding (vint.go), the root distance zigzag-signed.
-func appendEntry(dst []byte, pos int64, key []byte, dataPos, root int64, blocks int, del DeletionTime) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
-	dst = append(dst, key...)
-	base := pos + 2 + int64(len(key))
-	dst = appendUvarint(dst, uint64(dataPos))
-	dst = appendVarint(dst, root-base)
-	dst = appendUvarint(dst, uint64(blocks))
-	return appendDeletion(dst, del)
 }
 
 // ReadEntry decodes the entry at pos of a Rows.db file's bytes. Key aliases
@@ -57,13 +39,13 @@ func ReadEntry(data []byte, pos int64) (Entry, error) {
 	e.Key = data[p : p+klen]
 	p += klen
 	base := p
-	dp, n := readUvarint(data[p:])
+	dp, n := rowfile.ReadUvarint(data[p:])
 	if n == 0 || dp > math.MaxInt64 {
 		return bad(p, "bad data position")
 	}
 	e.DataPosition = int64(dp)
 	p += int64(n)
-	rd, n := readVarint(data[p:])
+	rd, n := rowfile.ReadVarint(data[p:])
 	if n == 0 {
 		return bad(p, "bad root distance")
 	}
@@ -72,17 +54,17 @@ func ReadEntry(data []byte, pos int64) (Entry, error) {
 		return bad(p, "root "+strconv.FormatInt(e.Root, 10)+" is not before the entry")
 	}
 	p += int64(n)
-	bc, n := readUvarint(data[p:])
+	bc, n := rowfile.ReadUvarint(data[p:])
 	if n == 0 || bc > math.MaxInt32 {
 		return bad(p, "bad block count")
 	}
 	e.Blocks = int(bc)
 	p += int64(n)
-	d, n, reason := decodeDeletion(data[p:])
+	d, n, reason := rowfile.DecodeDeletion(data[p:])
 	if n == 0 {
 		return bad(p, reason)
 	}
-	e.Deletion = d
+	e.Deletion = DeletionTime(d)
 	e.End = p + int64(n)
 	return e, nil
 }

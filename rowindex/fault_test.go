@@ -7,15 +7,28 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
 
 // cleanBuild writes the partitions of blocks (each partition the blocks
 // [i*per, (i+1)*per)) without faults.
-func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Block, per int, path rowindex.Path) []byte {
+func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Block, per int, path buildpath.Path) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, Path: path})
+	w := refrows.New(path, &out, rowindex.Options{Columns: cols})
+	addPartitions(t, w, blocks, per)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// addPartitions adds blocks to w as partitions of per blocks each (key the
+// last block's index, ending 1 after it), failing t on any error.
+func addPartitions(t *testing.T, w refrows.IndexWriter, blocks []rowindex.Block, per int) {
+	t.Helper()
 	for i, b := range blocks {
 		if err := w.Add(b); err != nil {
 			t.Fatal(err)
@@ -26,20 +39,16 @@ func cleanBuild(t *testing.T, cols []bytecomparable.Column, blocks []rowindex.Bl
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
 }
 
 // TestBadBlocks offers, before each good block, blocks the writer must
 // refuse with a typed error; the refusals leave no trace in the file.
 func TestBadBlocks(t *testing.T) {
 	cols, blocks := wideBlocks(300)
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		want := cleanBuild(t, cols, blocks, 100, path)
 		var out bytes.Buffer
-		w := rowindex.NewWriter(&out, rowindex.Options{Columns: cols, Path: path})
+		w := refrows.New(path, &out, rowindex.Options{Columns: cols})
 		for i, b := range blocks {
 			if i%100 > 0 {
 				prev := blocks[i-1]
@@ -108,10 +117,10 @@ func (s *flakySink) Write(p []byte) (int, error) {
 // the file equals a clean build's.
 func TestFailedWrites(t *testing.T) {
 	cols, blocks := wideBlocks(30000)
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		want := cleanBuild(t, cols, blocks, 1000, path)
 		sink := &flakySink{r: rand.New(rand.NewPCG(1, uint64(path)))}
-		w := rowindex.NewWriter(sink, rowindex.Options{Columns: cols, Path: path})
+		w := refrows.New(path, sink, rowindex.Options{Columns: cols})
 		retry := func(f func() error) {
 			for tries := 0; ; tries++ {
 				err := f()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -183,7 +184,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		mc.end = int64(len(encs)) * 100
 		checkModel(t, rand.New(rand.NewPCG(1, 2)), mc)
-		db, res := buildModel(t, mc, rowindex.PathScratch, 0, 1)
+		db, res := buildModel(t, mc, buildpath.Scratch, 0, 1)
 		if rep := audit.CheckRows(db, []int64{res.Value}, audit.Options{}); !rep.OK() {
 			t.Fatalf("CheckRows: %v", rep.Problems)
 		}
@@ -206,7 +207,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		want, _ := buildModel(t, mc, rowindex.PathScratch, 0, 0)
+		want, _ := buildModel(t, mc, buildpath.Scratch, 0, 0)
 		if !bytes.Equal(out.Bytes(), want) {
 			t.Fatal("a writer reused after Reset wrote other bytes")
 		}

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/rowindex"
 )
 
 // build writes the Rows.db of f on path and returns it with the RESULT
 // text, driving the writer the way the golden harness drove Cassandra's.
-func build(t testing.TB, f *rowstsv.File, path rowindex.Path) (db []byte, result []byte) {
+func build(t testing.TB, f *rowstsv.File, path buildpath.Path) (db []byte, result []byte) {
 	t.Helper()
 	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: f.Columns, Path: path})
+	w := refrows.New(path, &out, rowindex.Options{Columns: f.Columns})
 	var lines []rowstsv.ResultLine
 	for _, p := range f.Partitions {
 		for i, b := range p.Blocks {
@@ -42,7 +44,7 @@ func build(t testing.TB, f *rowstsv.File, path rowindex.Path) (db []byte, result
 // Rows.db and RESULT byte for byte against Cassandra's.
 func TestGoldenRows(t *testing.T) {
 	for _, c := range golden.RowsCases(t) {
-		for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+		for _, path := range buildpath.All {
 			t.Run(c.Name+"/"+path.String(), func(t *testing.T) {
 				f, err := rowstsv.ReadFile(c.InputPath)
 				if err != nil {

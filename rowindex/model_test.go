@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -126,10 +128,10 @@ func (mc modelCase) separators() [][]byte {
 	return append(seps, end)
 }
 
-func buildModel(t *testing.T, mc modelCase, path rowindex.Path, pageSize int, lead int) ([]byte, rowindex.Result) {
+func buildModel(t *testing.T, mc modelCase, path buildpath.Path, pageSize int, lead int) ([]byte, rowindex.Result) {
 	t.Helper()
 	var out bytes.Buffer
-	w := rowindex.NewWriter(&out, rowindex.Options{Columns: mc.cols, Path: path, PageSize: pageSize})
+	w := refrows.New(path, &out, rowindex.Options{Columns: mc.cols, PageSize: pageSize})
 	// A one-block partition first moves the trie to an unaligned start.
 	for range lead {
 		b0 := mc.blocks[0]
@@ -185,8 +187,8 @@ func checkModel(t *testing.T, r *rand.Rand, mc modelCase) {
 	t.Helper()
 	seps := mc.separators()
 	for _, pageSize := range []int{0, 64} {
-		db, res := buildModel(t, mc, rowindex.PathScratch, pageSize, pageSize/64)
-		ref, _ := buildModel(t, mc, rowindex.PathReference, pageSize, pageSize/64)
+		db, res := buildModel(t, mc, buildpath.Scratch, pageSize, pageSize/64)
+		ref, _ := buildModel(t, mc, buildpath.Reference, pageSize, pageSize/64)
 		if !bytes.Equal(db, ref) {
 			t.Fatalf("%v page %d: scratch and reference paths differ", mc.cols, pageSize)
 		}
@@ -321,7 +323,7 @@ func TestNudgeOverFF(t *testing.T) {
 	}
 	checkModel(t, rand.New(rand.NewPCG(1, 1)), mc)
 	// The trie agrees: 40 FF 01 is the end, 40 FF 00 FF is still block 1.
-	db, res := buildModel(t, mc, rowindex.PathScratch, 0, 0)
+	db, res := buildModel(t, mc, buildpath.Scratch, 0, 0)
 	p, err := rowindex.OpenPartition(db, res.Value, mc.cols)
 	if err != nil {
 		t.Fatal(err)

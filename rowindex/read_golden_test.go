@@ -2,11 +2,10 @@ package rowindex_test
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/rowindex"
@@ -25,19 +24,22 @@ func TestGoldenRowsReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			data := c.RowsDB(t)
-			_, result := build(t, f, rowindex.PathScratch) // checked against RESULT by TestGoldenRows
-			values := resultValues(t, result)
+			_, result := build(t, f, buildpath.Scratch) // checked against RESULT by TestGoldenRows
+			lines, err := rowstsv.ReadResult(result)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var positions []int64
 			checked := 0
 			for pi, p := range f.Partitions {
-				if values[pi] < 0 {
+				if lines[pi].Value < 0 {
 					if len(p.Blocks) > 1 {
 						t.Fatalf("partition %x has %d blocks but no row index", p.Key, len(p.Blocks))
 					}
 					continue
 				}
-				positions = append(positions, values[pi])
-				part, err := rowindex.OpenPartition(data, values[pi], f.Columns)
+				positions = append(positions, lines[pi].Value)
+				part, err := rowindex.OpenPartition(data, lines[pi].Value, f.Columns)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,35 +111,12 @@ func TestGoldenRowsReadBack(t *testing.T) {
 	}
 }
 
-// resultValues parses the partitions_db_value column of a RESULT text.
-func resultValues(t *testing.T, result []byte) []int64 {
-	t.Helper()
-	var out []int64
-	for _, line := range strings.Split(strings.TrimRight(string(result), "\n"), "\n")[1:] {
-		var key string
-		var v, root, blocks int64
-		if _, err := fmt.Sscan(line, &key, &v, &root, &blocks); err != nil {
-			t.Fatalf("RESULT line %q: %v", line, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
 // TestWalkCatchesCrossPartitionPointer patches the golden multi-partition
 // file so that partition 7002's root points at a node of partition 7000's
 // trie (a valid node, at 7): the full-file reader follows it, Walk, which
 // reads each trie only between its neighbouring entries, reports it.
 func TestWalkCatchesCrossPartitionPointer(t *testing.T) {
-	var c golden.RowsCase
-	for _, rc := range golden.RowsCases(t) {
-		if rc.Name == "multi-partition" {
-			c = rc
-		}
-	}
-	if c.Name == "" {
-		t.Skip("golden case multi-partition not found")
-	}
+	c := golden.RowsCaseNamed(t, "multi-partition")
 	data := c.RowsDB(t)
 	const root7002, entry7000, entry7002 = 201, 31, 217
 	if data[root7002] != 0x29 || data[root7002+2] != 0x02 {

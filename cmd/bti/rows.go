@@ -13,8 +13,10 @@ import (
 	"github.com/bti-go/bti/audit"
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/internal/workload"
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/rowindex"
 	"github.com/bti-go/bti/tableindex"
@@ -79,7 +81,7 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	if err := parseCommand(fs, args, stdout, "in", "out"); err != nil {
 		return err
 	}
-	path, err := rowindex.ParsePath(*pathName)
+	path, err := buildpath.Parse(*pathName)
 	if err != nil {
 		return usagef("--path %q: want scratch or reference", *pathName)
 	}
@@ -106,7 +108,7 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
 	var rows, parts bytes.Buffer
-	lines, err := buildRows(f, &rows, &parts, partsOut != nil, tableindex.Options{Partitioner: p, Columns: f.Columns}, path)
+	lines, err := buildRows(f, &rows, &parts, partsOut != nil, path, p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *in, err)
 	}
@@ -130,28 +132,32 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// buildRows writes f's Rows.db to rows on path and, withParts, its
-// Partitions.db to parts (only then must the keys be in partitioner order).
-// tableindex drives the production writers only, so the reference path
-// feeds the reference partition builder from the row writer's results, as
-// tableindex does.
-func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, opts tableindex.Options, path rowindex.Path) ([]rowstsv.ResultLine, error) {
+// buildRows writes f's Rows.db to rows with the writer of path and,
+// withParts, its Partitions.db to parts (only then must the keys be in
+// partitioner order): on the scratch path as tableindex writes it, whose
+// Rows.db half goes nowhere (it is the same file), and on the reference
+// path (tableindex drives the production writers only) with the reference
+// partition builder, fed the row writer's positions as tableindex feeds
+// its builder.
+func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, path buildpath.Path, p partitioner.Partitioner) ([]rowstsv.ResultLine, error) {
 	lines := make([]rowstsv.ResultLine, 0, len(f.Partitions))
 	var tw *tableindex.Writer
-	var rw *rowindex.Writer
 	var pw *workload.PathBuilder
-	if withParts && path == rowindex.PathScratch {
-		tw = tableindex.NewWriter(parts, rows, opts)
-	} else {
-		rw = rowindex.NewWriter(rows, rowindex.Options{Columns: opts.Columns, Path: path})
-		if withParts {
-			pw = workload.NewPathBuilder(parts, partitionindex.Options{Partitioner: opts.Partitioner}, buildpath.Reference)
-		}
+	switch {
+	case withParts && path == buildpath.Reference:
+		pw = workload.NewPathBuilder(parts, partitionindex.Options{Partitioner: p}, path)
+	case withParts:
+		tw = tableindex.NewWriter(parts, io.Discard, tableindex.Options{Partitioner: p, Columns: f.Columns})
 	}
+	rw := refrows.New(path, rows, rowindex.Options{Columns: f.Columns})
 	for _, pt := range f.Partitions {
-		res, err := buildPartition(tw, rw, pt)
-		if err == nil && pw != nil {
-			key := opts.Partitioner.Decorate(pt.Key)
+		res, err := buildPartition(rw, pt)
+		switch {
+		case err != nil:
+		case tw != nil:
+			err = addTablePartition(tw, pt)
+		case pw != nil:
+			key := p.Decorate(pt.Key)
 			err = pw.Add(&key, res.Value)
 		}
 		if err != nil {
@@ -159,35 +165,42 @@ func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, opts tabl
 		}
 		lines = append(lines, rowstsv.ResultLine{Key: pt.Key, Value: res.Value, Root: res.Root, Blocks: res.Blocks})
 	}
-	if tw != nil {
-		_, err := tw.Complete()
+	var err error
+	switch {
+	case tw != nil:
+		_, err = tw.Complete()
+	case pw != nil:
+		_, err = pw.Complete()
+	}
+	if err != nil {
 		return lines, err
 	}
-	if err := rw.Flush(); err != nil || pw == nil {
-		return lines, err
-	}
-	_, err := pw.Complete()
-	return lines, err
+	return lines, rw.Flush()
 }
 
-func buildPartition(tw *tableindex.Writer, rw *rowindex.Writer, pt rowstsv.Partition) (rowindex.Result, error) {
-	if rw != nil {
-		for _, b := range pt.Blocks {
-			if err := rw.Add(b); err != nil {
-				return rowindex.Result{}, err
-			}
-		}
-		return rw.FinishPartition(pt.Key, pt.DataPosition, pt.EndPosition, pt.Deletion)
-	}
-	if err := tw.StartPartition(pt.Key, pt.DataPosition, pt.Deletion); err != nil {
-		return rowindex.Result{}, err
-	}
+// buildPartition adds a partition's blocks to rw and finishes it.
+func buildPartition(rw refrows.IndexWriter, pt rowstsv.Partition) (rowindex.Result, error) {
 	for _, b := range pt.Blocks {
-		if err := tw.AddBlock(b); err != nil {
+		if err := rw.Add(b); err != nil {
 			return rowindex.Result{}, err
 		}
 	}
-	return tw.FinishPartition(pt.EndPosition)
+	return rw.FinishPartition(pt.Key, pt.DataPosition, pt.EndPosition, pt.Deletion)
+}
+
+// addTablePartition adds a partition to the table writer, for its
+// Partitions.db.
+func addTablePartition(tw *tableindex.Writer, pt rowstsv.Partition) error {
+	if err := tw.StartPartition(pt.Key, pt.DataPosition, pt.Deletion); err != nil {
+		return err
+	}
+	for _, b := range pt.Blocks {
+		if err := tw.AddBlock(b); err != nil {
+			return err
+		}
+	}
+	_, err := tw.FinishPartition(pt.EndPosition)
+	return err
 }
 
 const rowsGetUsage = `usage: bti rows get --rows Rows.db (--entry POS | --partitions Partitions.db --partitioner P --key KEYHEX)

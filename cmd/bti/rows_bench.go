@@ -1,17 +1,22 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/rowgen"
+	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/jmhstyle"
 )
 
-const rowsBenchUsage = `usage: bti rows bench [--benchmark build|lookup|all] [--blocks N] [--forks F] [--format text|json|csv|benchfmt]
+const rowsBenchUsage = `usage: bti rows bench [--benchmark build|lookup|all] [--blocks N | --in rows.tsv] [--forks F] [--format text|json|csv|benchfmt]
 
 Runs JMH-style benchmarks (package jmhstyle) of the row index on one wide
 partition of N index blocks ((bigint, text) clusterings under a 72-byte
@@ -23,6 +28,14 @@ shared prefix; the workload of the rowindex package's go test benchmarks):
   rows-lookup  one op is one block lookup: by the clustering's encoding
                (SeparatorFloor) and by value (encode, then floor)
 
+With --in, rows-build times building the Rows.db of that rows.tsv (the
+format bti rows build --in reads) instead, on each path: one invocation
+writes the whole file on a warm writer (Reset, per partition every Add and
+FinishPartition, Complete; the bytes go nowhere), the loop rows-oracle rows
+ROWS.tsv OUTDIR --reps R times for Cassandra's RowIndexWriter, and ns/op is
+per block. The file is built once and checked before the timing, so a bad
+line fails with its number.
+
 With --format benchfmt the names are those of go test -bench in rowindex
 (BenchmarkRowsBuild/blocks=10000/path=scratch/threads=1, ...), so benchstat
 compares the two suites line by line. Every benchmark runs in --forks fresh
@@ -33,6 +46,7 @@ lookup that did not find its block).
 type rowsBenchOpts struct {
 	which  string
 	blocks int
+	in     string // rows.tsv to time instead of the synthetic partition
 	format string
 	cfg    jmhstyle.Config
 }
@@ -42,6 +56,7 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	fs := newFlags("rows bench", rowsBenchUsage)
 	fs.StringVar(&o.which, "benchmark", "all", "which benchmarks: build, lookup or all")
 	fs.IntVar(&o.blocks, "blocks", 10000, "index blocks of the partition")
+	fs.StringVar(&o.in, "in", "", "rows.tsv whose Rows.db build to time (rows-build only)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json, csv or benchfmt")
 	fs.IntVar(&o.cfg.Forks, "forks", 1, "fresh processes per benchmark (0: run in this process)")
 	fs.IntVar(&o.cfg.Warmup, "warmup", 0, "warm-up iterations per fork (0: default 5, negative: none)")
@@ -59,6 +74,16 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	if o.blocks < 2 {
 		return o, usagef("--blocks %d: want at least 2", o.blocks)
 	}
+	if o.in != "" {
+		if o.which == "lookup" {
+			return o, usagef("--in times rows-build only: --benchmark lookup has no rows.tsv workload")
+		}
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "blocks" })
+		if set {
+			return o, usagef("--blocks and --in exclude each other: --in's blocks are the file's")
+		}
+	}
 	if o.cfg.Forks < 0 || o.cfg.Measurement < 0 || o.cfg.IterTime < 0 {
 		return o, usagef("--forks, --iterations and --time must not be negative")
 	}
@@ -69,14 +94,51 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 // workloads the rowindex package's go test benchmarks run too). Their
 // setup builds the workload, so a fork child that rebuilds the list from
 // the same flags measures the same thing.
-func rowsBenchmarks(o rowsBenchOpts, bad *atomic.Int64) []jmhstyle.Benchmark {
+func rowsBenchmarks(o rowsBenchOpts, bad *atomic.Int64) ([]jmhstyle.Benchmark, error) {
+	if o.in != "" {
+		f, err := readRowsBenchInput(o.in)
+		if err != nil {
+			return nil, err
+		}
+		return rowgen.FileBenchmarks(f, rowsInputName(o.in), bad), nil
+	}
 	var out []jmhstyle.Benchmark
 	for _, b := range rowgen.Benchmarks(o.blocks, bad) {
 		if o.which == "all" || b.Name == "rows-"+o.which {
 			out = append(out, b)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// rowsInputName names a rows.tsv in benchmark names: its base name without
+// .tsv, or its folder's for a file called rows.tsv (a golden-rows case).
+func rowsInputName(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".tsv")
+	if name == "rows" {
+		if dir := filepath.Base(filepath.Dir(path)); dir != "." && dir != string(filepath.Separator) {
+			name = dir
+		}
+	}
+	return name
+}
+
+// readRowsBenchInput reads a rows.tsv for --in and builds its Rows.db once
+// (scratch path, bytes discarded), so that a line that does not parse or a
+// partition the writer refuses fails before the timing, named by its line,
+// rather than as failed operations in every iteration.
+func readRowsBenchInput(path string) (*rowstsv.File, error) {
+	f, err := rowstsv.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(f.Partitions) == 0 {
+		return nil, fmt.Errorf("%s: no partitions to build", path)
+	}
+	if _, err := buildRows(f, io.Discard, nil, false, buildpath.Scratch, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
 func runRowsBench(args []string, stdout, stderr io.Writer) error {
@@ -87,7 +149,11 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 	o.cfg.Log = stderr
 	start := time.Now()
 	var bad atomic.Int64
-	results, err := jmhstyle.Run(rowsBenchmarks(o, &bad), o.cfg)
+	benchmarks, err := rowsBenchmarks(o, &bad)
+	if err != nil {
+		return err
+	}
+	results, err := jmhstyle.Run(benchmarks, o.cfg)
 	if err != nil {
 		return err
 	}
@@ -110,5 +176,9 @@ func forkRowsBenchmarks(args []string) []jmhstyle.Benchmark {
 	}
 	// A failed op prints its error; the parent cannot see this count.
 	var bad atomic.Int64
-	return rowsBenchmarks(o, &bad)
+	benchmarks, err := rowsBenchmarks(o, &bad)
+	if err != nil {
+		return nil
+	}
+	return benchmarks
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/rowstsv"
 )
 
 // TestRowsBuildGolden runs "bti rows build" on every golden-rows case, on
@@ -60,19 +61,30 @@ partition	6b31	100	5000	-
 00000004:	00000005:7a	3000	-
 `
 
+// buildSmallRows runs bti rows build on smallRows in a fresh directory and
+// returns the Rows.db path and the position of its one partition's entry
+// (read from the RESULT it wrote).
+func buildSmallRows(t *testing.T) (rowsDB string, entry int64) {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rows.tsv")
+	writeFile(t, in, smallRows)
+	rowsDB, res := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT")
+	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", rowsDB, "--result", res))
+	lines, err := rowstsv.ReadResult(readBytes(t, res))
+	require.NoError(t, err)
+	require.Len(t, lines, 1)
+	return rowsDB, lines[0].Value
+}
+
 // TestRowsDumpTypes: with --types each block line shows the clustering
 // bounds its separators give, decoded. smallRows' blocks end at (2, b) and
 // (3, a) and start at (3, c) and (4, empty): the separators cut after the int
 // component, at 3 and 4 (the previous last's int plus one); the end key is
 // the last clustering (5, z) nudged to 6 at that depth.
 func TestRowsDumpTypes(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "rows.tsv")
-	writeFile(t, in, smallRows)
-	out := filepath.Join(dir, "Rows.db")
-	res := filepath.Join(dir, "RESULT")
-	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--result", res))
-	entry := strings.Fields(strings.Split(string(readBytes(t, res)), "\n")[1])[1]
+	out, entryPos := buildSmallRows(t)
+	entry := strconv.FormatInt(entryPos, 10)
 	r := bti("rows", "dump", "--rows", out, "--entry", entry, "--types", "int,text", "--reversed", "1")
 	requireCode(t, 0, r)
 	assert.Equal(t, "entry "+entry+" key 6b31 data 100 root 35 blocks 3 deletion -\n"+
@@ -96,7 +108,7 @@ func TestRowsDumpTypes(t *testing.T) {
 		}
 		found = true
 		pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
-		rows := filepath.Join(dir, "golden-Rows.db")
+		rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
 		require.NoError(t, os.WriteFile(rows, c.RowsDB(t), 0o644))
 		r := bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
 		requireCode(t, 0, r)
@@ -121,21 +133,15 @@ func TestRowsDumpTypes(t *testing.T) {
 }
 
 func TestRowsGetAndErrors(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "rows.tsv")
-	writeFile(t, in, smallRows)
-	out := filepath.Join(dir, "Rows.db")
-	res := filepath.Join(dir, "RESULT")
-	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", out, "--result", res))
-	fields := strings.Fields(strings.Split(string(readBytes(t, res)), "\n")[1])
-	require.Len(t, fields, 4)
-	entry, err := strconv.ParseInt(fields[1], 10, 64)
-	require.NoError(t, err)
+	out, entry := buildSmallRows(t)
+	dir := filepath.Dir(out)
+	in := filepath.Join(dir, "rows.tsv") // smallRows
+	entryArg := strconv.FormatInt(entry, 10)
 	r := bti("rows", "dump", "--rows", out, "--entry", "0")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "partition entry at 0")
-	requireCode(t, 0, bti("rows", "dump", "--rows", out, "--entry", fields[1]))
-	r = bti("rows", "dump", "--rows", out, "--entry", fields[1], "--nodes")
+	requireCode(t, 0, bti("rows", "dump", "--rows", out, "--entry", entryArg))
+	r = bti("rows", "dump", "--rows", out, "--entry", entryArg, "--nodes")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "  end    offset 5000\n@")         // the nodes follow the blocks
 	assert.Contains(t, r.stdout, "40 -> @")                         // the first separator byte
@@ -149,13 +155,13 @@ func TestRowsGetAndErrors(t *testing.T) {
 	// Bounds on the first component: the rows from (3, *) on start in block 1
 	// (block 0 ends at (2, b)); those up to (3, *) end in block 1, up to
 	// (4, *) in block 2.
-	r = bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
+	r = bti("rows", "get", "--rows", out, "--entry", entryArg, "--types", "int,text", "--reversed", "1", "--kind", "incl-start", "00000003")
 	requireCode(t, 0, r)
 	assert.Equal(t, "00000003\t2000\t5,6\n", r.stdout)
-	r = bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
+	r = bti("rows", "get", "--rows", out, "--entry", entryArg, "--types", "int,text", "--reversed", "1", "--kind", "incl-end", "00000003", "00000004")
 	requireCode(t, 0, r)
 	assert.Equal(t, "00000003\t2000\t5,6\n00000004\t3000\t-\n", r.stdout)
-	requireCode(t, 2, bti("rows", "get", "--rows", out, "--entry", fields[1], "--types", "int", "--kind", "bound", "00"))
+	requireCode(t, 2, bti("rows", "get", "--rows", out, "--entry", entryArg, "--types", "int", "--kind", "bound", "00"))
 
 	// By key, through a partition index written beside Rows.db.
 	parts := filepath.Join(dir, "Partitions.db")
@@ -227,6 +233,58 @@ func TestRowsBench(t *testing.T) {
 	r = bti("rows", "bench", "--blocks", "1")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "--blocks 1")
+}
+
+// TestRowsBenchIn: --in times the Rows.db build of a given rows.tsv on both
+// paths, one op per block; the file is checked first, so a line that does
+// not parse or a block the writer refuses fails with its line number, and
+// flags that make no sense with --in are usage errors.
+func TestRowsBenchIn(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "small.tsv")
+	writeFile(t, in, smallRows)
+	quick := []string{"--forks", "0", "--warmup", "-1", "--iterations", "1", "--time", "5ms"}
+
+	r := bti(append([]string{"rows", "bench", "--in", in, "--format", "csv"}, quick...)...)
+	requireCode(t, 0, r)
+	assert.Equal(t, 2, strings.Count(r.stdout, "rows-build"), r.stdout)
+	assert.NotContains(t, r.stdout, "rows-lookup")
+	for _, want := range []string{",small,3,scratch\n", ",small,3,reference\n"} { // params in, blocks, path
+		assert.Contains(t, r.stdout, want)
+	}
+	r = bti(append([]string{"rows", "bench", "--in", in, "--format", "benchfmt"}, quick...)...)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "BenchmarkRowsBuild/in=small/blocks=3/path=scratch/threads=1-")
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--in", in, "--blocks", "50"}, "--blocks and --in exclude each other"},
+		{[]string{"--in", in, "--benchmark", "lookup"}, "--in times rows-build only"},
+	} {
+		r := bti(append([]string{"rows", "bench"}, tc.args...)...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.msg)
+	}
+
+	r = bti("rows", "bench", "--in", filepath.Join(dir, "missing.tsv"))
+	requireCode(t, 2, r)
+	assert.Contains(t, r.stderr, "missing.tsv")
+
+	// Line 5 does not parse; line 6's block overlaps line 5's.
+	for _, tc := range []struct{ text, msg string }{
+		{strings.Replace(smallRows, "00000003:63\t00000003:61\t2000", "00000003:63\t00000003:61\tx", 1), "line 5"},
+		{strings.Replace(smallRows, "00000004:\t", "00000003:62\t", 1), "line 3"},
+	} {
+		bad := filepath.Join(dir, "bad.tsv")
+		writeFile(t, bad, tc.text)
+		require.NotEqual(t, smallRows, tc.text)
+		r := bti(append([]string{"rows", "bench", "--in", bad}, quick...)...)
+		requireCode(t, 2, r)
+		assert.Contains(t, r.stderr, tc.msg)
+		assert.NotContains(t, r.stdout, "rows-build", "nothing may be timed")
+	}
 }
 
 // TestRowsBuildOutputs: rows build writes up to three files through the

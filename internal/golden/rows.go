@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -59,4 +60,21 @@ func (c RowsCase) RowsDB(tb testing.TB) []byte {
 func (c RowsCase) Result(tb testing.TB) []byte {
 	tb.Helper()
 	return readFile(tb, c.ResultPath)
+}
+
+// RowsCaseNamed returns the row-index case called name. Where it is
+// absent it skips tb, or fails it when BTI_REQUIRE_GOLDEN=1 (as for the
+// whole folder).
+func RowsCaseNamed(tb testing.TB, name string) RowsCase {
+	tb.Helper()
+	for _, c := range RowsCases(tb) {
+		if c.Name == name {
+			return c
+		}
+	}
+	if os.Getenv(EnvRequire) == "1" {
+		tb.Fatalf("row-index golden case %s not found, and %s=1 requires it", name, EnvRequire)
+	}
+	tb.Skipf("row-index golden case %s not found; skipping", name)
+	return RowsCase{}
 }

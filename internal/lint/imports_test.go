@@ -26,6 +26,7 @@ var library = map[string][]string{
 	"internal/invariants":       nil,
 	"internal/indexfile":        nil,
 	"internal/partitionpayload": nil,
+	"internal/rowfile":          {"partitioner", "trie", "internal/indexfile"},
 	"partitioner":               {"bytecomparable"},
 	// Below both Partitions.db writers (partitionindex's and the reference
 	// builder of internal/refpartitions): what does not depend on how keys
@@ -33,7 +34,7 @@ var library = map[string][]string{
 	"internal/partitionfile": {"partitioner", "trie", "internal/indexfile", "internal/invariants"},
 	"trie":                   {"internal/indexfile", "internal/invariants"},
 	"partitionindex":         {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionfile", "internal/partitionpayload"},
-	"rowindex":               {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants"},
+	"rowindex":               {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/rowfile"},
 	"tableindex":             {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 	// The tools' audience (style guide point 4): built on the engine
 	// packages, imported by none of them (no entry above lists it).
@@ -42,7 +43,7 @@ var library = map[string][]string{
 
 // tooling lists packages that exist for the command and the tests; no
 // library package may import them.
-var tooling = []string{"cmd/", "internal/buildpath", "internal/fuzzinput", "internal/golden", "internal/goldenindex", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/over4gib", "internal/refpartitions", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
+var tooling = []string{"cmd/", "internal/buildpath", "internal/fuzzinput", "internal/golden", "internal/goldenindex", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/over4gib", "internal/refpartitions", "internal/refrows", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
 
 // runtimeDeps are the only external packages a non-test file may import.
 // Everything else go.mod requires (testify, btree, roaring, vellum, …) is

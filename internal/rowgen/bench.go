@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refrows"
+	"github.com/bti-go/bti/internal/rowstsv"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -59,7 +62,7 @@ func Benchmarks(n int, bad *atomic.Int64) []jmhstyle.Benchmark {
 		return nil
 	}
 	var out []jmhstyle.Benchmark
-	for _, path := range []rowindex.Path{rowindex.PathScratch, rowindex.PathReference} {
+	for _, path := range buildpath.All {
 		out = append(out, jmhstyle.Benchmark{
 			Name:   BuildName,
 			Params: []jmhstyle.Param{blocksParam, {Key: "path", Value: path.String()}},
@@ -96,8 +99,8 @@ func (f *failer) fail(name string, err error) {
 	}
 }
 
-func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path rowindex.Path, bad, indexBytes *atomic.Int64) func(int) {
-	w := rowindex.NewWriter(io.Discard, rowindex.Options{Columns: cols, Path: path})
+func buildOp(cols []bytecomparable.Column, blocks []rowindex.Block, path buildpath.Path, bad, indexBytes *atomic.Int64) func(int) {
+	w := refrows.New(path, io.Discard, rowindex.Options{Columns: cols})
 	f := failer{bad: bad}
 	end := blocks[len(blocks)-1].Offset + BlockSize
 	next := 0
@@ -166,4 +169,65 @@ func lookupOp(cols []bytecomparable.Column, blocks []rowindex.Block, byValue boo
 			}
 		}
 	}, nil, nil
+}
+
+// FileBenchmarks returns rows-build over a given rows.tsv (bti rows bench
+// --in), params in (name), blocks (the file's) and path: one invocation
+// writes the whole file's Rows.db on a warm writer, the loop rows-oracle
+// --reps times for Cassandra's RowIndexWriter — Reset to a new file, per
+// partition every Add and, with more than one block, the completion and
+// the entry (FinishPartition; a one-block partition writes nothing), then
+// Complete — and ns/op is per block (OpsPerInvocation is the block
+// count). The bytes go to io.Discard, where Java's go to a
+// SequentialWriter over a scratch file. Info reports rows-bytes, the
+// file's size.
+func FileBenchmarks(f *rowstsv.File, name string, bad *atomic.Int64) []jmhstyle.Benchmark {
+	blocks := 0
+	for _, p := range f.Partitions {
+		blocks += len(p.Blocks)
+	}
+	var fileBytes atomic.Int64
+	info := func() []jmhstyle.Param {
+		return []jmhstyle.Param{{Key: "rows-bytes", Value: strconv.FormatInt(fileBytes.Load(), 10)}}
+	}
+	var out []jmhstyle.Benchmark
+	for _, path := range buildpath.All {
+		out = append(out, jmhstyle.Benchmark{
+			Name: BuildName,
+			Params: []jmhstyle.Param{{Key: "in", Value: name}, {Key: "blocks", Value: strconv.Itoa(blocks)},
+				{Key: "path", Value: path.String()}},
+			Setup: func() (func(int), func(), error) {
+				return fileOp(f, path, bad, &fileBytes), nil, nil
+			},
+			OpsPerInvocation: max(blocks, 1),
+			Info:             info,
+		})
+	}
+	return out
+}
+
+// fileOp writes f's Rows.db once per invocation (see FileBenchmarks).
+func fileOp(f *rowstsv.File, path buildpath.Path, bad, fileBytes *atomic.Int64) func(int) {
+	opts := rowindex.Options{Columns: f.Columns}
+	w := refrows.New(path, io.Discard, opts)
+	fl := failer{bad: bad}
+	return func(invocations int) {
+		for range invocations {
+			w.Reset(io.Discard, opts)
+			for _, p := range f.Partitions {
+				for _, b := range p.Blocks {
+					if err := w.Add(b); err != nil {
+						fl.fail(BuildName, err)
+					}
+				}
+				if _, err := w.FinishPartition(p.Key, p.DataPosition, p.EndPosition, p.Deletion); err != nil {
+					fl.fail(BuildName, err)
+				}
+			}
+			if err := w.Complete(); err != nil {
+				fl.fail(BuildName, err)
+			}
+			fileBytes.Store(w.Position())
+		}
+	}
 }

@@ -230,3 +230,37 @@ func WriteResult(w io.Writer, lines []ResultLine) error {
 	}
 	return bw.Flush()
 }
+
+// ReadResult parses a RESULT file (WriteResult's format; comment lines
+// are skipped). A line that does not parse is a *LineError.
+func ReadResult(text []byte) ([]ResultLine, error) {
+	var out []ResultLine
+	for i, line := range strings.Split(string(text), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		var l ResultLine
+		var err error
+		if len(f) != 4 {
+			err = fmt.Errorf("%d fields, want 4", len(f))
+		}
+		if err == nil {
+			l.Key, err = hex.DecodeString(f[0])
+		}
+		if err == nil {
+			l.Value, err = strconv.ParseInt(f[1], 10, 64)
+		}
+		if err == nil {
+			l.Root, err = strconv.ParseInt(f[2], 10, 64)
+		}
+		if err == nil {
+			l.Blocks, err = strconv.Atoi(f[3])
+		}
+		if err != nil {
+			return nil, &LineError{Line: i + 1, Reason: "RESULT: " + err.Error()}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

@@ -62,4 +62,14 @@ func TestWriteResult(t *testing.T) {
 	if want := "# key_hex\tpartitions_db_value\troot\tblocks\n6b31\t-1\t-1\t1\n70\t31\t27\t3\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
+	// ReadResult reads it back; a bad line is a *LineError naming it.
+	lines, err := ReadResult(b.Bytes())
+	if err != nil || len(lines) != 2 || string(lines[0].Key) != "k1" || lines[0].Value != -1 || lines[1].Root != 27 || lines[1].Blocks != 3 {
+		t.Errorf("ReadResult = %+v, %v", lines, err)
+	}
+	_, err = ReadResult([]byte("# h\n6b31\t-1\t-1\t1\n70\t31\tx\t3\n"))
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 3 {
+		t.Errorf("ReadResult of a bad root: %v, want a *LineError for line 3", err)
+	}
 }

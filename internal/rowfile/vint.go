@@ -1,4 +1,4 @@
-package rowindex
+package rowfile
 
 import "math/bits"
 
@@ -14,7 +14,7 @@ import "math/bits"
 //
 // Signed values are zigzag encoded first (0, -1, 1, -2 -> 0, 1, 2, 3).
 
-func appendUvarint(dst []byte, v uint64) []byte {
+func AppendUvarint(dst []byte, v uint64) []byte {
 	extra := (63 - bits.LeadingZeros64(v|1)) / 7 // bytes after the first
 	if extra >= 8 {
 		dst = append(dst, 0xFF)
@@ -30,13 +30,13 @@ func appendUvarint(dst []byte, v uint64) []byte {
 	return dst
 }
 
-func appendVarint(dst []byte, v int64) []byte {
-	return appendUvarint(dst, uint64(v<<1^v>>63))
+func AppendVarint(dst []byte, v int64) []byte {
+	return AppendUvarint(dst, uint64(v<<1^v>>63))
 }
 
-// readUvarint decodes one appendUvarint encoding; n is 0 if b is too
+// ReadUvarint decodes one AppendUvarint encoding; n is 0 if b is too
 // short. Like Cassandra's reader it accepts non-minimal encodings.
-func readUvarint(b []byte) (v uint64, n int) {
+func ReadUvarint(b []byte) (v uint64, n int) {
 	if len(b) == 0 {
 		return 0, 0
 	}
@@ -53,7 +53,7 @@ func readUvarint(b []byte) (v uint64, n int) {
 	return v, 1 + extra
 }
 
-func readVarint(b []byte) (int64, int) {
-	u, n := readUvarint(b)
+func ReadVarint(b []byte) (int64, int) {
+	u, n := ReadUvarint(b)
 	return int64(u>>1) ^ -int64(u&1), n
 }
