@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -17,19 +16,10 @@ import (
 	"github.com/bti-go/bti/partitionindex"
 )
 
-// buildIndex builds an index of cfg's keys in memory.
+// buildIndex builds an index of cfg's keys in memory, on default pages.
 func buildIndex(tb testing.TB, cfg keygen.Config) []byte {
 	tb.Helper()
-	entries, err := cfg.Generate()
-	require.NoError(tb, err)
-	var buf bytes.Buffer
-	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: cfg.Partitioner})
-	for _, e := range entries {
-		require.NoError(tb, addRaw(b, cfg.Partitioner, e.Key, e.Pos))
-	}
-	_, err = b.Complete()
-	require.NoError(tb, err)
-	return buf.Bytes()
+	return buildIndexPaged(tb, cfg, 0)
 }
 
 // CheckPartitions allocates O(depth), not O(keys): the same few allocations for

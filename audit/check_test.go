@@ -248,8 +248,10 @@ func TestCheckRulesFire(t *testing.T) {
 	}
 }
 
-// buildIndexPaged builds cfg's keys with the given page size.
+// buildIndexPaged builds cfg's keys with the given page size (0: the
+// default).
 func buildIndexPaged(tb testing.TB, cfg keygen.Config, pageSize int) []byte {
+	tb.Helper()
 	entries, err := cfg.Generate()
 	require.NoError(tb, err)
 	var buf bytes.Buffer

@@ -4,39 +4,36 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-)
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/bti-go/bti/internal/golden"
+)
 
 func be32(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
 func be64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// clusteringCase is one call of AppendClustering: the columns, the values
+// and the kind, and what it must give (the encoding in hex, or the text of
+// the error).
+type clusteringCase struct {
+	name   string
+	cols   []Column
+	values [][]byte
+	kind   PrefixKind
+	want   string
+}
 
 // TestClusteringVectors pins encodings from ClusteringComparator's javadoc
 // (in their OSS50 form), the types' sources and the golden Rows.db files
 // (int32-50 block 0's first clustering is 800a5b48).
 func TestClusteringVectors(t *testing.T) {
 	textInt := []Column{{Type: Text}, {Type: Int}}
-	cases := []struct {
-		name   string
-		cols   []Column
-		values [][]byte
-		kind   PrefixKind
-		want   string
-	}{
+	cases := []clusteringCase{
 		{"javadoc A,0005", textInt, [][]byte{[]byte("A"), be32(5)}, Clustering, "40 41 00 40 80 00 00 05 38"},
 		{"javadoc B,0006 incl end", textInt, [][]byte{[]byte("B"), be32(6)}, InclusiveEnd, "40 42 00 40 80 00 00 06 60"},
 		{"javadoc A excl start", textInt, [][]byte{[]byte("A")}, ExclusiveStart, "40 41 00 60"},
@@ -45,7 +42,7 @@ func TestClusteringVectors(t *testing.T) {
 		{"excl end", textInt, [][]byte{[]byte("A")}, ExclusiveEnd, "40 41 00 20"},
 		{"empty int", []Column{{Type: Int}}, [][]byte{{}}, Clustering, "3F 38"},
 		{"empty int desc", []Column{{Type: Int, Desc: true}}, [][]byte{{}}, Clustering, "41 38"},
-		{"int golden", []Column{{Type: Int}}, [][]byte{unhex(t, "800a5b48")}, Clustering, "40 00 0a 5b 48 38"},
+		{"int golden", []Column{{Type: Int}}, [][]byte{golden.Hex(t, "800a5b48")}, Clustering, "40 00 0a 5b 48 38"},
 		{"int desc", []Column{{Type: Int, Desc: true}}, [][]byte{be32(1)}, Clustering, "40 7F FF FF FE 38"},
 		{"bigint 0", []Column{{Type: BigInt}}, [][]byte{be64(0)}, Clustering, "40 80 38"},
 		{"bigint -1", []Column{{Type: BigInt}}, [][]byte{be64(-1)}, Clustering, "40 7F 38"},
@@ -64,16 +61,16 @@ func TestClusteringVectors(t *testing.T) {
 		{"blob desc", []Column{{Type: Blob, Desc: true}}, [][]byte{[]byte("ab")}, Clustering, "40 9E 9D FF 38"},
 		// UUIDType, version 4: version nibble first, then the rest of
 		// the high bits without it, then the low bits.
-		{"uuid v4", []Column{{Type: UUID}}, [][]byte{unhex(t, "01234567 89ab 4def 8123 456789abcdef")}, Clustering,
+		{"uuid v4", []Column{{Type: UUID}}, [][]byte{golden.Hex(t, "01234567 89ab 4def 8123 456789abcdef")}, Clustering,
 			"40 40 12 34 56 78 9a bd ef 81 23 45 67 89 ab cd ef 38"},
 		// Version 1: time_hi_and_version, time_mid, time_low.
-		{"uuid v1", []Column{{Type: UUID}}, [][]byte{unhex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
+		{"uuid v1", []Column{{Type: UUID}}, [][]byte{golden.Hex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
 			"40 1d ef 89 ab 01 23 45 67 81 23 45 67 89 ab cd ef 38"},
-		{"timeuuid", []Column{{Type: TimeUUID}}, [][]byte{unhex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
+		{"timeuuid", []Column{{Type: TimeUUID}}, [][]byte{golden.Hex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
 			"40 1d ef 89 ab 01 23 45 67 01 a3 c5 e7 09 2b 4d 6f 38"},
-		{"timeuuid desc", []Column{{Type: TimeUUID, Desc: true}}, [][]byte{unhex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
+		{"timeuuid desc", []Column{{Type: TimeUUID, Desc: true}}, [][]byte{golden.Hex(t, "01234567 89ab 1def 8123 456789abcdef")}, Clustering,
 			"40 e2 10 76 54 fe dc ba 98 fe 5c 3a 18 f6 d4 b2 90 38"},
-		{"uuid v4 desc", []Column{{Type: UUID, Desc: true}}, [][]byte{unhex(t, "01234567 89ab 4def 8123 456789abcdef")}, Clustering,
+		{"uuid v4 desc", []Column{{Type: UUID, Desc: true}}, [][]byte{golden.Hex(t, "01234567 89ab 4def 8123 456789abcdef")}, Clustering,
 			"40 bf ed cb a9 87 65 42 10 7e dc ba 98 76 54 32 10 38"},
 	}
 	for _, c := range cases {
@@ -83,7 +80,7 @@ func TestClusteringVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := unhex(t, c.want); !bytes.Equal(got[2:], want) || !bytes.Equal(got[:2], prefix) {
+			if want := golden.Hex(t, c.want); !bytes.Equal(got[2:], want) || !bytes.Equal(got[:2], prefix) {
 				t.Fatalf("got % x, want AA BB % x", got, want)
 			}
 			values, kind, n, err := DecodeClustering(c.cols, got[2:])
@@ -109,17 +106,11 @@ func TestClusteringVectors(t *testing.T) {
 }
 
 func TestClusteringValueErrors(t *testing.T) {
-	cases := []struct {
-		name   string
-		cols   []Column
-		values [][]byte
-		kind   PrefixKind
-		want   string
-	}{
+	cases := []clusteringCase{
 		{"short int", []Column{{Type: Int}}, [][]byte{{1, 2}}, Clustering, "component 0 (int): value has 2 bytes"},
 		{"long bigint", []Column{{Type: Text}, {Type: BigInt}}, [][]byte{{}, make([]byte, 9)}, Clustering, "component 1 (bigint)"},
 		{"uuid 15", []Column{{Type: UUID}}, [][]byte{make([]byte, 15)}, Clustering, "(uuid): value has 15"},
-		{"timeuuid v4", []Column{{Type: TimeUUID}}, [][]byte{unhex(t, "0123456789ab4def8123456789abcdef")}, Clustering, "version 1, got version 4"},
+		{"timeuuid v4", []Column{{Type: TimeUUID}}, [][]byte{golden.Hex(t, "0123456789ab4def8123456789abcdef")}, Clustering, "version 1, got version 4"},
 		{"too few", []Column{{Type: Int}, {Type: Int}}, [][]byte{be32(1)}, Clustering, "needs 2 components, got 1"},
 		{"too many", []Column{{Type: Int}}, [][]byte{be32(1), be32(2)}, InclusiveEnd, "2 components for 1"},
 		{"unknown type", []Column{{Type: 0}}, [][]byte{{1}}, Clustering, "unknown type"},
@@ -148,16 +139,16 @@ func TestDecodeClusteringErrors(t *testing.T) {
 		"", "40", "40 80 00 00", "40 80 00 00 01 38", "40 80 00 00 01 40 61", "40 80 00 00 01 40 61 00 40",
 		"41 38", "3F 40 61 00 3F", "10", "40 80 00 00 01 40 61 00 40 61 00 38", "40 80 00 00 01 3F 38",
 	} {
-		_, _, _, err := DecodeClustering(cols, unhex(t, enc))
+		_, _, _, err := DecodeClustering(cols, golden.Hex(t, enc))
 		var de *DecodeError
 		if !errors.As(err, &de) || !errors.Is(err, ErrMalformed) {
 			t.Errorf("%q: got %v, want a *DecodeError", enc, err)
 		}
 	}
-	if _, _, _, err := DecodeClustering([]Column{{Type: BigInt}}, unhex(t, "40 C0 00 38")); err == nil {
+	if _, _, _, err := DecodeClustering([]Column{{Type: BigInt}}, golden.Hex(t, "40 C0 00 38")); err == nil {
 		t.Error("non-minimal bigint accepted")
 	}
-	if _, _, _, err := DecodeClustering([]Column{{Type: TimeUUID}}, unhex(t, "40 4d ef 89 ab 01 23 45 67 01 a3 c5 e7 09 2b 4d 6f 38")); err == nil {
+	if _, _, _, err := DecodeClustering([]Column{{Type: TimeUUID}}, golden.Hex(t, "40 4d ef 89 ab 01 23 45 67 01 a3 c5 e7 09 2b 4d 6f 38")); err == nil {
 		t.Error("timeuuid of version 4 accepted")
 	}
 }
@@ -318,8 +309,8 @@ func TestAppendClusteringAllocs(t *testing.T) {
 	// Every type, ASC and DESC, and an empty value.
 	cols := []Column{{Type: BigInt}, {Type: UUID}, {Type: Text, Desc: true}, {Type: Int, Desc: true},
 		{Type: TimeUUID, Desc: true}, {Type: Blob}, {Type: Int}, {Type: UUID, Desc: true}, {Type: BigInt, Desc: true}}
-	values := [][]byte{be64(-5), unhex(t, "0123456789ab1def8123456789abcdef"), []byte("some text\x00here"), be32(7),
-		unhex(t, "0123456789ab1def8123456789abcdef"), {0, 0, 1}, {}, unhex(t, "0123456789ab4def8123456789abcdef"), be64(1 << 40)}
+	values := [][]byte{be64(-5), golden.Hex(t, "0123456789ab1def8123456789abcdef"), []byte("some text\x00here"), be32(7),
+		golden.Hex(t, "0123456789ab1def8123456789abcdef"), {0, 0, 1}, {}, golden.Hex(t, "0123456789ab4def8123456789abcdef"), be64(1 << 40)}
 	slot := make([]byte, 0, 128)
 	for _, kind := range []PrefixKind{Clustering, InclusiveStart, ExclusiveEnd} {
 		vs := values

@@ -2,23 +2,15 @@ package bytecomparable
 
 import (
 	"bytes"
-	"encoding/hex"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// h parses hex with optional spaces, for readable vectors.
-func h(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	require.NoError(t, err, s)
-	return b
-}
+	"github.com/bti-go/bti/internal/golden"
+)
 
 func TestAppendEscapedVectors(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -42,9 +34,9 @@ func TestAppendEscapedVectors(t *testing.T) {
 		{"41 42", "41 42 00"},
 	}
 	for _, c := range cases {
-		in := h(t, c.in)
+		in := golden.Hex(t, c.in)
 		got := AppendEscaped(nil, in)
-		assert.Equal(t, h(t, c.want), got, "AppendEscaped(%s)", c.in)
+		assert.Equal(t, golden.Hex(t, c.want), got, "AppendEscaped(%s)", c.in)
 
 		dec, n, err := DecodeEscaped(nil, got)
 		require.NoError(t, err, c.in)
@@ -66,7 +58,7 @@ func TestAppendInt64Vectors(t *testing.T) {
 		{math.MaxInt64, "FF FF FF FF FF FF FF FF"},
 	}
 	for _, c := range cases {
-		assert.Equal(t, h(t, c.want), AppendInt64(nil, c.v), "%d", c.v)
+		assert.Equal(t, golden.Hex(t, c.want), AppendInt64(nil, c.v), "%d", c.v)
 	}
 }
 
@@ -74,10 +66,10 @@ func TestAppendInt64Vectors(t *testing.T) {
 // docs/format.md §2.3 and §2.5, and hand-made tokens beside them.
 func TestWorkedExamples(t *testing.T) {
 	// Example 1: LongToken(1), key 00 01.
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
 		AppendLongTokenKey(nil, 1, []byte{0, 1}))
 	// ... with the real Murmur3 token of 00 01.
-	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
 		AppendLongTokenKey(nil, 8985795910368437836, []byte{0, 1}))
 	// Example 2 and the other ByteOrdered examples.
 	bop := []struct{ key, want string }{
@@ -88,26 +80,26 @@ func TestWorkedExamples(t *testing.T) {
 		{"", "40 00 40 00 38"},
 	}
 	for _, c := range bop {
-		assert.Equal(t, h(t, c.want), AppendBytesTokenKey(nil, h(t, c.key)), "BOP %s", c.key)
+		assert.Equal(t, golden.Hex(t, c.want), AppendBytesTokenKey(nil, golden.Hex(t, c.key)), "BOP %s", c.key)
 	}
 	// Example 3: CQL int 1 with its Murmur3 token.
-	assert.Equal(t, h(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
 		AppendLongTokenKey(nil, -4069959284402364209, []byte{0, 0, 0, 1}))
 	// The empty Murmur3 key has token MinInt64.
-	assert.Equal(t, h(t, "40 00 00 00 00 00 00 00 00 40 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 00 00 00 00 00 00 00 00 40 00 38"),
 		AppendLongTokenKey(nil, math.MinInt64, nil))
 	// Key bounds of Murmur3 token 1.
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 20"), AppendLongTokenBound(nil, 1, false))
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 60"), AppendLongTokenBound(nil, 1, true))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 20"), AppendLongTokenBound(nil, 1, false))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 60"), AppendLongTokenBound(nil, 1, true))
 
 	// diffPoint/cut examples (BOP).
 	a := AppendBytesTokenKey(nil, []byte("a"))
 	ab := AppendBytesTokenKey(nil, []byte("ab"))
 	b := AppendBytesTokenKey(nil, []byte("b"))
 	assert.Equal(t, 3, DiffPoint(a, ab))
-	assert.Equal(t, h(t, "40 61 00"), Cut(a, 3))
+	assert.Equal(t, golden.Hex(t, "40 61 00"), Cut(a, 3))
 	assert.Equal(t, 2, DiffPoint(ab, b))
-	assert.Equal(t, h(t, "40 62"), Cut(b, 2))
+	assert.Equal(t, golden.Hex(t, "40 62"), Cut(b, 2))
 }
 
 func TestBoundsOrder(t *testing.T) {
@@ -341,7 +333,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"short token", "40 80 00 40 61 00 38"},
 	}
 	for _, c := range bad {
-		_, _, err := DecodeLongTokenKey(nil, h(t, c.enc))
+		_, _, err := DecodeLongTokenKey(nil, golden.Hex(t, c.enc))
 		require.Error(t, err, c.name)
 		assert.ErrorIs(t, err, ErrMalformed, c.name)
 		var de *DecodeError
@@ -349,14 +341,14 @@ func TestDecodeErrors(t *testing.T) {
 		assert.NotEmpty(t, de.Reason)
 	}
 	// The error points at the offending byte: here the missing terminator.
-	_, _, err := DecodeLongTokenKey(nil, h(t, "40 80 00 00 00 00 00 00 01 40 61 00 20"))
+	_, _, err := DecodeLongTokenKey(nil, golden.Hex(t, "40 80 00 00 00 00 00 00 01 40 61 00 20"))
 	var de *DecodeError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, 12, de.Offset)
 
-	_, err = DecodeBytesTokenKey(nil, h(t, "40 61 00 40 62 00 38"))
+	_, err = DecodeBytesTokenKey(nil, golden.Hex(t, "40 61 00 40 62 00 38"))
 	assert.ErrorIs(t, err, ErrMalformed, "token differs from key")
-	_, err = DecodeBytesTokenKey(nil, h(t, "40 61 00 38"))
+	_, err = DecodeBytesTokenKey(nil, golden.Hex(t, "40 61 00 38"))
 	assert.ErrorIs(t, err, ErrMalformed, "one component only")
 }
 

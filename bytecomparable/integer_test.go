@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/golden"
 )
 
 // toByteArray mirrors Java's BigInteger.toByteArray(): minimal big-endian
@@ -36,7 +38,7 @@ func TestVarIntVectors(t *testing.T) {
 	}
 	for _, c := range cases {
 		enc := appendVarInt(nil, c.v)
-		assert.Equal(t, h(t, c.want), enc, "%d", c.v)
+		assert.Equal(t, golden.Hex(t, c.want), enc, "%d", c.v)
 		v, n, err := decodeVarInt(enc)
 		require.NoError(t, err)
 		assert.Equal(t, c.v, v)
@@ -75,16 +77,16 @@ func TestBigIntVectors(t *testing.T) {
 	for _, c := range cases {
 		twos := toByteArray(c.v)
 		enc := AppendBigInt(nil, twos)
-		assert.Equal(t, h(t, c.want), enc, "%v", c.v)
+		assert.Equal(t, golden.Hex(t, c.want), enc, "%v", c.v)
 		dec, n, err := DecodeBigInt(nil, enc)
 		require.NoError(t, err, "%v", c.v)
 		assert.Equal(t, len(enc), n)
 		assert.Equal(t, twos, dec, "%v", c.v)
 	}
 	// Token keys and bounds wrap the integer in the usual sequence bytes.
-	assert.Equal(t, h(t, "40 81 40 61 00 38"), AppendBigIntTokenKey(nil, []byte{1}, []byte("a")))
-	assert.Equal(t, h(t, "40 7F 20"), AppendBigIntTokenBound(nil, []byte{0xFF}, false))
-	assert.Equal(t, h(t, "3E 40 61 00 38"), AppendBigIntTokenKey(nil, nil, []byte("a")), "empty varint is a null component")
+	assert.Equal(t, golden.Hex(t, "40 81 40 61 00 38"), AppendBigIntTokenKey(nil, []byte{1}, []byte("a")))
+	assert.Equal(t, golden.Hex(t, "40 7F 20"), AppendBigIntTokenBound(nil, []byte{0xFF}, false))
+	assert.Equal(t, golden.Hex(t, "3E 40 61 00 38"), AppendBigIntTokenKey(nil, nil, []byte("a")), "empty varint is a null component")
 }
 
 func randBigInt(rng *rand.Rand) *big.Int {
@@ -134,7 +136,7 @@ func TestDecodeBigIntRejects(t *testing.T) {
 		"FF 00 00 01 02 03 04 05 06", // leading 00 digit
 		"00 FF FF 00 00 00 00 00 00", // leading FF digit of a negative
 	} {
-		_, _, err := DecodeBigInt(nil, h(t, enc))
+		_, _, err := DecodeBigInt(nil, golden.Hex(t, enc))
 		assert.ErrorIs(t, err, ErrMalformed, "%q", enc)
 	}
 }

@@ -17,27 +17,25 @@ import (
 // Cassandra sorted them, must be strictly increasing both by Compare and by
 // their OSS50 encodings.
 func TestGoldenKeyOrder(t *testing.T) {
-	for _, c := range golden.Cases(t) {
+	golden.ForEach(t, func(t *testing.T, c golden.Case) {
 		p, err := Parse(c.Partitioner)
-		require.NoError(t, err, "case %s: folder prefix names no partitioner", c.Name)
-		t.Run(c.Name, func(t *testing.T) {
-			var prev Key
-			var prevEnc, enc []byte
-			for i, e := range c.Entries(t) {
-				k := p.Decorate(e.Key)
-				enc = k.AppendComparable(enc[:0])
-				if i > 0 {
-					require.Negative(t, Compare(prev, k), "key %d (%x) does not follow key %d (%x)", i, e.Key, i-1, prev.Raw)
-					require.Negative(t, bytes.Compare(prevEnc, enc), "encoding of key %d (%x) does not follow key %d", i, e.Key, i-1)
-				}
-				back, err := p.DecodeComparable(nil, enc)
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(e.Key, back.Raw), "key %d decodes back", i)
-				prev = k
-				prevEnc, enc = enc, prevEnc
+		require.NoError(t, err, "folder prefix names no partitioner")
+		var prev Key
+		var prevEnc, enc []byte
+		for i, e := range c.Entries(t) {
+			k := p.Decorate(e.Key)
+			enc = k.AppendComparable(enc[:0])
+			if i > 0 {
+				require.Negative(t, Compare(prev, k), "key %d (%x) does not follow key %d (%x)", i, e.Key, i-1, prev.Raw)
+				require.Negative(t, bytes.Compare(prevEnc, enc), "encoding of key %d (%x) does not follow key %d", i, e.Key, i-1)
 			}
-		})
-	}
+			back, err := p.DecodeComparable(nil, enc)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(e.Key, back.Raw), "key %d decodes back", i)
+			prev = k
+			prevEnc, enc = enc, prevEnc
+		}
+	})
 }
 
 // randRaw draws keys heavy in 00/FF, sometimes empty and sometimes very

@@ -2,24 +2,18 @@ package partitioner
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/md5"
-	"encoding/hex"
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-func h(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	require.NoError(t, err, s)
-	return b
-}
+	"github.com/bti-go/bti/internal/golden"
+)
 
 // TestHashVectors covers every row of docs/format.md §3.3.
 func TestHashVectors(t *testing.T) {
@@ -46,7 +40,7 @@ func TestHashVectors(t *testing.T) {
 		{"ffeeddccbbaa99887766554433221100ff", 8563223953164522988, 0x90d46fd544c6ccf7, 0xf7, 8563223953164522988},
 	}
 	for _, c := range cases {
-		raw := h(t, c.key)
+		raw := golden.Hex(t, c.key)
 		h1, h2 := Hash3x64_128(raw, 0)
 		assert.Equal(t, c.h1, int64(h1), "h1(%s)", c.key)
 		assert.Equal(t, c.h2, h2, "h2(%s)", c.key)
@@ -124,23 +118,79 @@ func TestParse(t *testing.T) {
 // TestComparableExamples covers the decorated-key examples of
 // docs/format.md §2.3 through Decorate, i.e. with real tokens.
 func TestComparableExamples(t *testing.T) {
-	assert.Equal(t, h(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 FC B3 F5 C5 8D AB 26 4C 40 00 FF 01 00 38"),
 		Murmur3.Decorate([]byte{0, 1}).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 47 84 99 98 2A E4 E0 CF 40 00 FE FE FF 01 00 38"),
 		Murmur3.Decorate([]byte{0, 0, 0, 1}).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 00 00 00 00 00 00 00 00 40 00 38"), Murmur3.Decorate(nil).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
+	assert.Equal(t, golden.Hex(t, "40 00 00 00 00 00 00 00 00 40 00 38"), Murmur3.Decorate(nil).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 40 00 FF 01 00 38"),
 		Key{Partitioner: Murmur3, Token: 1, Raw: []byte{0, 1}}.AppendComparable(nil))
-	assert.Equal(t, h(t, "40 61 62 00 40 61 62 00 38"), ByteOrdered.Decorate([]byte("ab")).AppendComparable(nil))
-	assert.Equal(t, h(t, "40 00 40 00 38"), ByteOrdered.Decorate(nil).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 61 62 00 40 61 62 00 38"), ByteOrdered.Decorate([]byte("ab")).AppendComparable(nil))
+	assert.Equal(t, golden.Hex(t, "40 00 40 00 38"), ByteOrdered.Decorate(nil).AppendComparable(nil))
 
 	k1 := Key{Partitioner: Murmur3, Token: 1}
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 20"), k1.AppendBound(nil, false))
-	assert.Equal(t, h(t, "40 80 00 00 00 00 00 00 01 60"), k1.AppendBound(nil, true))
-	assert.Equal(t, h(t, "40 61 00 20"), ByteOrdered.AppendMinBound(nil, []byte("a")))
-	assert.Equal(t, h(t, "40 61 00 60"), ByteOrdered.AppendMaxBound(nil, []byte("a")))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 20"), k1.AppendBound(nil, false))
+	assert.Equal(t, golden.Hex(t, "40 80 00 00 00 00 00 00 01 60"), k1.AppendBound(nil, true))
+	assert.Equal(t, golden.Hex(t, "40 61 00 20"), ByteOrdered.AppendMinBound(nil, []byte("a")))
+	assert.Equal(t, golden.Hex(t, "40 61 00 60"), ByteOrdered.AppendMaxBound(nil, []byte("a")))
 	tok := Murmur3.Decorate([]byte{0, 1}).Token
 	assert.Equal(t, Key{Partitioner: Murmur3, Token: tok}.AppendBound(nil, true), Murmur3.AppendMaxBound(nil, []byte{0, 1}))
+}
+
+// TestTokenBounds: the bounds made from a token value are the bounds of a
+// key with that token, and they bracket exactly the keys of their token: a
+// key sorts after the min bound and before the max bound of its own token,
+// and on the right side of both bounds of any other token.
+func TestTokenBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 8))
+	var keys []Key
+	for range 300 {
+		raw := make([]byte, 1+r.IntN(12))
+		for i := range raw {
+			raw[i] = byte(r.IntN(256))
+		}
+		keys = append(keys, Murmur3.Decorate(raw), Random.Decorate(raw))
+	}
+	keys = append(keys, Murmur3.Decorate(nil), Random.Decorate(nil)) // minimum tokens
+	bound := func(k Key, max bool) []byte {
+		if k.Partitioner == Random {
+			return k.RandomToken.AppendBound([]byte("dst"), max)[3:]
+		}
+		return AppendMurmur3Bound([]byte("dst"), k.Token, max)[3:]
+	}
+	for _, k := range keys {
+		for _, max := range []bool{false, true} {
+			require.Equal(t, k.AppendBound(nil, max), bound(k, max), "%v %x", k.Partitioner, k.Raw)
+		}
+	}
+	for _, k := range keys {
+		enc := k.AppendComparable(nil)
+		for _, o := range keys {
+			if o.Partitioner != k.Partitioner {
+				continue
+			}
+			lo, hi := bound(o, false), bound(o, true)
+			c := compareToken(k, o)
+			require.Equal(t, c >= 0, bytes.Compare(enc, lo) > 0, "key %x vs min bound of %x", k.Raw, o.Raw)
+			require.Equal(t, c <= 0, bytes.Compare(enc, hi) < 0, "key %x vs max bound of %x", k.Raw, o.Raw)
+		}
+	}
+	// The ends of the Murmur3 ring: every key lies within them.
+	lo, hi := AppendMurmur3Bound(nil, math.MinInt64, false), AppendMurmur3Bound(nil, math.MaxInt64, true)
+	for _, k := range keys {
+		if k.Partitioner == Murmur3 {
+			enc := k.AppendComparable(nil)
+			require.True(t, bytes.Compare(lo, enc) < 0 && bytes.Compare(enc, hi) < 0)
+		}
+	}
+}
+
+// compareToken orders two keys of one partitioner by token alone.
+func compareToken(a, b Key) int {
+	if a.Partitioner == Random {
+		return a.RandomToken.Compare(b.RandomToken)
+	}
+	return cmp.Compare(a.Token, b.Token)
 }
 
 // md5Token computes the RandomPartitioner token with math/big, as Java's
@@ -177,7 +227,7 @@ func TestRandomToken(t *testing.T) {
 	// |-2^127| = 2^127 still fits.
 	var buf [17]byte
 	top := RandomToken{Hi: 1 << 63}
-	assert.Equal(t, h(t, "00 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), top.twosComplement(&buf))
+	assert.Equal(t, golden.Hex(t, "00 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), top.twosComplement(&buf))
 	assert.Equal(t, []byte{0}, RandomToken{}.twosComplement(&buf))
 	assert.Equal(t, []byte{0xFF}, RandomToken{Min: true}.twosComplement(&buf))
 	assert.Equal(t, []byte{0x00, 0x80}, RandomToken{Lo: 0x80}.twosComplement(&buf))
@@ -190,7 +240,7 @@ func TestRandomToken(t *testing.T) {
 	if sum[0] != 0 {
 		assert.Equal(t, want, enc)
 	}
-	assert.Equal(t, h(t, "40 7F 40 00 38"), Random.Decorate(nil).AppendComparable(nil), "empty key: token -1")
+	assert.Equal(t, golden.Hex(t, "40 7F 40 00 38"), Random.Decorate(nil).AppendComparable(nil), "empty key: token -1")
 }
 
 func TestDecodeComparable(t *testing.T) {
@@ -208,7 +258,7 @@ func TestDecodeComparable(t *testing.T) {
 	}
 	_, err := Murmur3.DecodeComparable(nil, []byte{0x40})
 	assert.Error(t, err)
-	_, err = Random.DecodeComparable(nil, h(t, "40 7E 40 00 38"))
+	_, err = Random.DecodeComparable(nil, golden.Hex(t, "40 7E 40 00 38"))
 	assert.Error(t, err, "token -2 is not a RandomPartitioner token")
 	_, err = Partitioner(9).DecodeComparable(nil, nil)
 	assert.ErrorIs(t, err, ErrUnknown)

@@ -28,30 +28,22 @@ func TestZeroAlloc(t *testing.T) {
 	check("Floor", func() { _, _, _ = w.Floor(next()) })
 	check("First/Last", func() { _, _ = w.First(); _, _ = w.Last() })
 	check("Payload", func() { _, _, _ = tr.Payload(root) })
-	var it Iterator
-	for it.Reset(tr, nil, nil, true); it.Next(); {
+	for _, c := range []struct {
+		name string
+		it   nodeIterator
+	}{{"Iterator", new(Iterator)}, {"ReverseIterator", new(ReverseIterator)}} {
+		it := c.it
+		for it.Reset(tr, nil, nil, true); it.Next(); { // warm up the stack
+		}
+		check(c.name, func() {
+			n := 0
+			for it.Reset(tr, keys[1], keys[len(keys)-2], true); it.Next(); n++ {
+			}
+			for it.Reset(tr, nil, nil, true); it.Next(); n++ {
+			}
+			if n < len(keys) {
+				t.Fatal("short iteration")
+			}
+		})
 	}
-	check("Iterator", func() {
-		n := 0
-		for it.Reset(tr, keys[1], keys[len(keys)-2], true); it.Next(); n++ {
-		}
-		for it.Reset(tr, nil, nil, true); it.Next(); n++ {
-		}
-		if n < len(keys) {
-			t.Fatal("short iteration")
-		}
-	})
-	var rit ReverseIterator
-	for rit.Reset(tr, nil, nil, true); rit.Next(); {
-	}
-	check("ReverseIterator", func() {
-		n := 0
-		for rit.Reset(tr, keys[1], keys[len(keys)-2], true); rit.Next(); n++ {
-		}
-		for rit.Reset(tr, nil, nil, true); rit.Next(); n++ {
-		}
-		if n < len(keys) {
-			t.Fatal("short iteration")
-		}
-	})
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring"
@@ -15,88 +13,75 @@ import (
 	"github.com/bti-go/bti/internal/golden"
 )
 
-// goldenFiles returns the Cassandra-written Partitions.db files, or skips.
-func goldenFiles(t *testing.T) []string {
-	var files []string
-	for _, c := range golden.Cases(t) {
-		files = append(files, c.DBPath)
-	}
-	return files
-}
-
 func TestGoldenRead(t *testing.T) {
-	for _, path := range goldenFiles(t) {
-		name := filepath.Base(filepath.Dir(path))
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(path)
+	golden.ForEach(t, func(t *testing.T, c golden.Case) {
+		data := c.PartitionsDB(t)
+		tr, count := openIndex(t, data)
+
+		fwd := iterAll(t, tr, nil, nil, true)
+		require.Equal(t, count, int64(len(fwd)), "forward iteration count = footer count")
+		for _, n := range fwd {
+			f, p, err := tr.Payload(n)
 			require.NoError(t, err)
-			tr, count := openIndex(t, data)
+			require.True(t, f >= 8 && f <= 15, "flags %d at %d", f, n)
+			require.GreaterOrEqual(t, len(p), int(f)-7+1, "hash byte and position fit")
+		}
+		rev := iterAllReverse(t, tr, nil, nil, true)
+		require.Len(t, rev, len(fwd))
+		for i := range fwd {
+			require.Equal(t, fwd[i], rev[len(rev)-1-i])
+		}
 
-			fwd := iterAll(t, tr, nil, nil, true)
-			require.Equal(t, count, int64(len(fwd)), "forward iteration count = footer count")
-			for _, n := range fwd {
-				f, p, err := tr.Payload(n)
-				require.NoError(t, err)
-				require.True(t, f >= 8 && f <= 15, "flags %d at %d", f, n)
-				require.GreaterOrEqual(t, len(p), int(f)-7+1, "hash byte and position fit")
-			}
-			rev := iterAllReverse(t, tr, nil, nil, true)
-			require.Len(t, rev, len(fwd))
-			for i := range fwd {
-				require.Equal(t, fwd[i], rev[len(rev)-1-i])
-			}
+		st, err := tr.Stats()
+		require.NoError(t, err)
+		assert.Equal(t, count, st.Payloads)
+		var hist int64
+		for _, c := range st.PagesPerPayload {
+			hist += c
+		}
+		assert.Equal(t, count, hist)
 
-			st, err := tr.Stats()
+		// Every stored prefix found by a plain DFS is what the iterator
+		// listed, and the lookups agree with the model on probes around it.
+		m := collect(t, tr)
+		require.Equal(t, fwd, m.nodes)
+		checkModel(t, tr, m, rand.New(rand.NewSource(int64(len(data)))), 300)
+
+		// Page-aware layout: a lookup reads at most as many pages as
+		// Stats says for that entry, and at least one.
+		w := tr.Walker()
+		if len(m.keys) > 0 {
+			k := m.keys[len(m.keys)/2]
+			path, err := tr.PathPages(nil, k)
 			require.NoError(t, err)
-			assert.Equal(t, count, st.Payloads)
-			var hist int64
-			for _, c := range st.PagesPerPayload {
-				hist += c
-			}
-			assert.Equal(t, count, hist)
-
-			// Every stored prefix found by a plain DFS is what the iterator
-			// listed, and the lookups agree with the model on probes around it.
-			m := collect(t, tr)
-			require.Equal(t, fwd, m.nodes)
-			checkModel(t, tr, m, rand.New(rand.NewSource(int64(len(data)))), 300)
-
-			// Page-aware layout: a lookup reads at most as many pages as
-			// Stats says for that entry, and at least one.
-			w := tr.Walker()
-			if len(m.keys) > 0 {
-				k := m.keys[len(m.keys)/2]
-				path, err := tr.PathPages(nil, k)
-				require.NoError(t, err)
-				n, ok, err := w.Exact(k)
-				require.NoError(t, err)
-				require.True(t, ok)
-				// The path runs from the root's page to the entry's.
-				assert.Equal(t, tr.Root()/DefaultPageSize, path[0], "root page")
-				assert.Equal(t, n/DefaultPageSize, path[len(path)-1], "entry page")
-				// Every page Cassandra wrote is on some entry's path: the
-				// union of all paths is every page up to the root's.
-				all := roaring.New()
-				for _, key := range m.keys {
-					if path, err = tr.PathPages(path[:0], key); err != nil {
-						t.Fatal(err)
-					}
-					for _, p := range path {
-						all.Add(uint32(p))
-					}
+			n, ok, err := w.Exact(k)
+			require.NoError(t, err)
+			require.True(t, ok)
+			// The path runs from the root's page to the entry's.
+			assert.Equal(t, tr.Root()/DefaultPageSize, path[0], "root page")
+			assert.Equal(t, n/DefaultPageSize, path[len(path)-1], "entry page")
+			// Every page Cassandra wrote is on some entry's path: the
+			// union of all paths is every page up to the root's.
+			all := roaring.New()
+			for _, key := range m.keys {
+				if path, err = tr.PathPages(path[:0], key); err != nil {
+					t.Fatal(err)
 				}
-				assert.Equal(t, uint64(tr.Root()/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
-				// Cassandra's layout keeps the promises checkPageLayout
-				// checks of ours. A partition index payload is the hash
-				// byte and flags-7 position bytes.
-				lay := checkPageLayout(t, tr, DefaultPageSize, func(f uint8) int { return int(f) - 6 })
-				assert.Zero(t, lay.split, "branches smaller than a page that span pages")
+				for _, p := range path {
+					all.Add(uint32(p))
+				}
 			}
-			var buf bytes.Buffer
-			require.NoError(t, tr.Dump(&buf))
-			assert.Equal(t, st.Nodes, int64(bytes.Count(buf.Bytes(), []byte{'\n'})))
-		})
-	}
+			assert.Equal(t, uint64(tr.Root()/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
+			// Cassandra's layout keeps the promises checkPageLayout
+			// checks of ours. A partition index payload is the hash
+			// byte and flags-7 position bytes.
+			lay := checkPageLayout(t, tr, DefaultPageSize, func(f uint8) int { return int(f) - 6 })
+			assert.Zero(t, lay.split, "branches smaller than a page that span pages")
+		}
+		var buf bytes.Buffer
+		require.NoError(t, tr.Dump(&buf))
+		assert.Equal(t, st.Nodes, int64(bytes.Count(buf.Bytes(), []byte{'\n'})))
+	})
 }
 
 // probeModel checks the walker's exact, ceiling and floor answers for q
@@ -171,40 +156,36 @@ func checkModel(t testing.TB, tr *Trie, m model, r *rand.Rand, n int) {
 // TestGoldenMutations flips random bytes of the trie area and truncates it:
 // the reader must return (errors are fine) without panicking or looping.
 func TestGoldenMutations(t *testing.T) {
-	for _, path := range goldenFiles(t) {
-		name := filepath.Base(filepath.Dir(path))
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			require.NoError(t, err)
-			fkp, _, root := footer(t, data)
-			clean := data[:fkp]
-			m := collect(t, mustNew(t, clean, root))
-			r := rand.New(rand.NewSource(int64(len(data))))
-			rounds := 300
-			if testing.Short() || len(clean) > 200000 {
-				rounds = 60
-			}
-			buf := make([]byte, len(clean))
-			for i := 0; i < rounds; i++ {
-				copy(buf, clean)
-				for j := 0; j < 1+r.Intn(4); j++ {
-					// Bias towards the root's page, which every walk reads.
-					p := r.Intn(len(buf))
-					if r.Intn(2) == 0 && root > 0 {
-						p = int(root) - r.Intn(min(int(root), 4096))
-					}
-					buf[p] = byte(r.Intn(256))
+	golden.ForEach(t, func(t *testing.T, c golden.Case) {
+		data := c.PartitionsDB(t)
+		fkp, _, root := footer(t, data)
+		clean := data[:fkp]
+		m := collect(t, mustNew(t, clean, root))
+		r := rand.New(rand.NewSource(int64(len(data))))
+		rounds := 300
+		if testing.Short() || len(clean) > 200000 {
+			rounds = 60
+		}
+		buf := make([]byte, len(clean))
+		for i := 0; i < rounds; i++ {
+			copy(buf, clean)
+			for j := 0; j < 1+r.Intn(4); j++ {
+				// Bias towards the root's page, which every walk reads.
+				p := r.Intn(len(buf))
+				if r.Intn(2) == 0 && root > 0 {
+					p = int(root) - r.Intn(min(int(root), 4096))
 				}
-				exercise(t, buf, root, m.keys, r)
+				buf[p] = byte(r.Intn(256))
 			}
-			for _, cut := range []int{0, 1, len(clean) / 2, len(clean) - 1, int(root), int(root) + 1} {
-				if cut < 0 || cut > len(clean) {
-					continue
-				}
-				exercise(t, clean[:cut], root, m.keys, r)
+			exercise(t, buf, root, m.keys, r)
+		}
+		for _, cut := range []int{0, 1, len(clean) / 2, len(clean) - 1, int(root), int(root) + 1} {
+			if cut < 0 || cut > len(clean) {
+				continue
 			}
-		})
-	}
+			exercise(t, clean[:cut], root, m.keys, r)
+		}
+	})
 }
 
 func mustNew(t testing.TB, data []byte, root int64) *Trie {

@@ -99,6 +99,19 @@ type tnode struct {
 	pos      int64
 }
 
+// writeEntries writes entries (sorted, unique) with the package's Writer
+// under opts and returns the bytes and the root.
+func writeEntries(t testing.TB, entries []entry, opts Options) ([]byte, int64) {
+	var out bytes.Buffer
+	w := NewWriter(&out, opts)
+	for _, e := range entries {
+		require.NoError(t, w.Add(e.key, e.flags, e.payload))
+	}
+	root, err := w.Complete()
+	require.NoError(t, err)
+	return out.Bytes(), root
+}
+
 // buildOpts steers the test builder.
 type buildOpts struct {
 	rnd       *rand.Rand // nil: no padding and Cassandra's typeFor
@@ -361,8 +374,16 @@ func (m model) reverse(start, end []byte, admit bool) []int64 {
 	return out
 }
 
-func iterAll(t testing.TB, tr *Trie, start, end []byte, admit bool) []int64 {
-	var it Iterator
+// nodeIterator is what Iterator and ReverseIterator have in common.
+type nodeIterator interface {
+	Reset(t *Trie, start, end []byte, admitPrefix bool)
+	Next() bool
+	Node() int64
+	Err() error
+}
+
+// iterNodes runs it over tr from start to end and returns the nodes it lists.
+func iterNodes(t testing.TB, it nodeIterator, tr *Trie, start, end []byte, admit bool) []int64 {
 	var out []int64
 	for it.Reset(tr, start, end, admit); it.Next(); {
 		out = append(out, it.Node())
@@ -371,14 +392,12 @@ func iterAll(t testing.TB, tr *Trie, start, end []byte, admit bool) []int64 {
 	return out
 }
 
+func iterAll(t testing.TB, tr *Trie, start, end []byte, admit bool) []int64 {
+	return iterNodes(t, new(Iterator), tr, start, end, admit)
+}
+
 func iterAllReverse(t testing.TB, tr *Trie, start, end []byte, admit bool) []int64 {
-	var it ReverseIterator
-	var out []int64
-	for it.Reset(tr, start, end, admit); it.Next(); {
-		out = append(out, it.Node())
-	}
-	require.NoError(t, it.Err())
-	return out
+	return iterNodes(t, new(ReverseIterator), tr, start, end, admit)
 }
 
 // footer reads Partitions.db's last 24 bytes.

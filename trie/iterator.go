@@ -4,14 +4,6 @@ package trie
 // transition byte is <= 256.
 const noLimit = 256
 
-// iterFrame is one level of an iterator's path: the node, the slot last
-// visited (or about to be resumed from) and the bound byte at this depth.
-type iterFrame struct {
-	node  int64
-	slot  int
-	limit int
-}
-
 // Iterator lists the payload nodes of a trie in ascending order of their
 // paths (a node's own payload before its children), within optional bounds,
 // exactly as Cassandra's ValueIterator (docs/format.md §9.5):
@@ -35,25 +27,17 @@ type iterFrame struct {
 // share or loop, it stops with an error after reaching as many nodes as there
 // are bytes.
 type Iterator struct {
-	t      *Trie
-	nv     nodeView
-	stack  []iterFrame
-	end    []byte
-	endPos int // bytes of end consumed as limits
-	budget int64
-	first  int64 // result of the start walk, returned by the first Next
-	fresh  bool  // Next not called since Reset
-	node   int64
-	err    error
+	iterCore       // bound is end
+	first    int64 // result of the start walk, returned by the first Next (read only while fresh)
 }
 
 // Reset starts a new iteration over t from start to end (nil for unbounded).
 func (it *Iterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
-	it.t, it.end, it.endPos = t, end, 0
-	it.stack = it.stack[:0]
-	it.budget = t.src.size()
-	it.first, it.fresh, it.node, it.err = -1, true, -1, nil
-	it.nv.pos = -1
+	it.first = -1
+	if err := it.reset(t, end); err != nil {
+		it.fail(err)
+		return
+	}
 	if start == nil {
 		it.resetNoStart()
 	} else {
@@ -61,23 +45,11 @@ func (it *Iterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
 	}
 }
 
-// nextEnd consumes the next byte of end (eos once it is exhausted).
-func (it *Iterator) nextEnd() int { return nextBoundByte(it.end, &it.endPos) }
-
-func (it *Iterator) fail(err error) {
-	it.err = err
-	it.stack = it.stack[:0]
-	it.first, it.fresh = -1, false
-}
-
+// resetNoStart stacks the root, loaded by reset.
 func (it *Iterator) resetNoStart() {
 	limit := noLimit
-	if it.end != nil {
-		limit = it.nextEnd()
-	}
-	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
-		it.fail(err)
-		return
+	if it.bound != nil {
+		limit = it.nextBound()
 	}
 	it.stack = append(it.stack, iterFrame{node: it.t.root, slot: -1, limit: limit})
 	if it.nv.flags != 0 {
@@ -88,12 +60,8 @@ func (it *Iterator) resetNoStart() {
 // resetWithStart follows start, stacking its path, and leaves the top frame
 // just before the first child greater than start's next byte.
 func (it *Iterator) resetWithStart(start []byte, admitPrefix bool) {
-	atLimit := it.end != nil
+	atLimit := it.bound != nil
 	candidate := none
-	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
-		it.fail(err)
-		return
-	}
 	for k := 0; ; k++ {
 		s := keyByte(start, k)
 		i := it.nv.search(s)
@@ -108,7 +76,7 @@ func (it *Iterator) resetWithStart(start []byte, admitPrefix bool) {
 		}
 		limit := noLimit
 		if atLimit {
-			limit = it.nextEnd()
+			limit = it.nextBound()
 			if s < limit {
 				atLimit = false
 			}
@@ -126,11 +94,6 @@ func (it *Iterator) resetWithStart(start []byte, admitPrefix bool) {
 	it.first = candidate
 }
 
-// descend loads child c of the current node, charging the node budget.
-func (it *Iterator) descend(c int64) error {
-	return descendCharged(&it.nv, &it.t.src, &it.budget, c)
-}
-
 // Next advances to the next payload node and reports whether there is one.
 func (it *Iterator) Next() bool {
 	if it.fresh {
@@ -140,12 +103,7 @@ func (it *Iterator) Next() bool {
 			return true
 		}
 	}
-	n, err := it.advance()
-	if err != nil {
-		it.fail(err)
-	}
-	it.node = n
-	return n >= 0
+	return it.settle(it.advance())
 }
 
 // Node returns the position of the current payload node (valid after Next
@@ -178,7 +136,7 @@ func (it *Iterator) advance() (int64, error) {
 		}
 		limit := noLimit
 		if tb == top.limit {
-			limit = it.nextEnd()
+			limit = it.nextBound()
 		}
 		if err := it.descend(c); err != nil {
 			return -1, err

@@ -127,14 +127,8 @@ func TestLeafPayloadLengths(t *testing.T) {
 			entry{key: []byte{byte(n), 0x20}, flags: 1, payload: []byte{byte(n)}},
 			entry{key: []byte{byte(n), 0x20, 0x01}, flags: 2, payload: p}) // promotes the leaf before it
 	}
-	var out bytes.Buffer
-	w := NewWriter(&out, Options{})
-	for _, e := range entries {
-		require.NoError(t, w.Add(e.key, e.flags, e.payload))
-	}
-	root, err := w.Complete()
-	require.NoError(t, err)
-	tr, m := readBack(t, out.Bytes(), root, entries)
+	data, root := writeEntries(t, entries, Options{})
+	tr, m := readBack(t, data, root, entries)
 	for i, e := range entries {
 		flags, payload, err := tr.Payload(m.nodes[i])
 		require.NoError(t, err)

@@ -45,16 +45,13 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 		t.Run(set.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(5, 5))
 			keys := keyset.Bytes(set.keys(r))
-			var buf bytes.Buffer
-			w := NewWriter(&buf, Options{})
 			payload := []byte{1, 2, 3}
-			for _, k := range keys {
-				require.NoError(t, w.Add(k, 10, payload))
+			entries := make([]entry, len(keys))
+			for i, k := range keys {
+				entries[i] = entry{key: k, flags: 10, payload: payload}
 			}
-			root, err := w.Complete()
-			require.NoError(t, err)
-			tr, err := New(Source{File: buf.Bytes()}, root)
-			require.NoError(t, err)
+			data, root := writeEntries(t, entries, Options{})
+			tr := mustNew(t, data, root)
 
 			st, err := tr.Stats()
 			require.NoError(t, err)
@@ -79,7 +76,7 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 				require.Less(t, n, len(histogram), "key %x reads more pages than Stats saw on any path", k)
 				histogram[n]++
 			}
-			t.Logf("%d keys, %d bytes: distinct pages per lookup %v", len(keys), buf.Len(), histogram)
+			t.Logf("%d keys, %d bytes: distinct pages per lookup %v", len(keys), len(data), histogram)
 			require.Equal(t, st.PagesPerPayload, histogram)
 			require.Equal(t, uint64(root/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
 			require.Equal(t, int64(len(keys)), st.Payloads)

@@ -21,28 +21,25 @@ const notAtLimit = math.MinInt32
 // Use it as Iterator; it reuses its stack and keeps start (not a copy) until
 // the next Reset.
 type ReverseIterator struct {
-	t         *Trie
-	nv        nodeView
-	stack     []iterFrame
-	start     []byte
-	startPos  int // bytes of start consumed as limits
-	budget    int64
+	iterCore       // bound is start
 	reporting bool // a start-path entry may still be reported
 	admit     bool // admitPrefix, applied after the first result when end is nil
 	delayed   bool // reporting waits for the first result (no end bound)
-	fresh     bool
-	node      int64
-	err       error
 }
 
 // Reset starts a new descending iteration over t from end down to start
 // (nil for unbounded).
 func (it *ReverseIterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
-	it.t, it.start, it.startPos = t, start, 0
-	it.stack = it.stack[:0]
-	it.budget = t.src.size()
-	it.admit, it.fresh, it.node, it.err = admitPrefix, true, -1, nil
-	it.nv.pos = -1
+	it.admit = admitPrefix
+	if end == nil {
+		it.reporting, it.delayed = false, true
+	} else {
+		it.reporting, it.delayed = admitPrefix, false
+	}
+	if err := it.reset(t, start); err != nil {
+		it.fail(err)
+		return
+	}
 	if end == nil {
 		it.resetNoEnd()
 	} else {
@@ -50,24 +47,12 @@ func (it *ReverseIterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
 	}
 }
 
-// nextStart consumes the next byte of start (eos once it is exhausted).
-func (it *ReverseIterator) nextStart() int { return nextBoundByte(it.start, &it.startPos) }
-
-func (it *ReverseIterator) fail(err error) {
-	it.err = err
-	it.stack = it.stack[:0]
-	it.fresh = false
-}
-
+// resetNoEnd stacks the root, loaded by reset, to be visited from its last
+// child down.
 func (it *ReverseIterator) resetNoEnd() {
 	limit := notAtLimit
-	if it.start != nil {
-		limit = it.nextStart()
-	}
-	it.reporting, it.delayed = false, true
-	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
-		it.fail(err)
-		return
+	if it.bound != nil {
+		limit = it.nextBound()
 	}
 	it.stack = append(it.stack, iterFrame{node: it.t.root, slot: it.nv.n, limit: limit})
 }
@@ -75,18 +60,13 @@ func (it *ReverseIterator) resetNoEnd() {
 // resetWithEnd follows end, stacking its path, and leaves the top frame just
 // after the last child smaller than end's next byte.
 func (it *ReverseIterator) resetWithEnd(end []byte) {
-	atLimit := it.start != nil
-	it.reporting, it.delayed = it.admit, false
-	if err := it.nv.load(&it.t.src, it.t.root); err != nil {
-		it.fail(err)
-		return
-	}
+	atLimit := it.bound != nil
 	for k := 0; ; k++ {
 		e := keyByte(end, k)
 		i := it.nv.search(e)
 		limit := notAtLimit
 		if atLimit {
-			limit = it.nextStart()
+			limit = it.nextBound()
 			if e > limit {
 				atLimit = false
 			}
@@ -103,11 +83,6 @@ func (it *ReverseIterator) resetWithEnd(end []byte) {
 	}
 }
 
-// descend loads child c of the current node, charging the node budget.
-func (it *ReverseIterator) descend(c int64) error {
-	return descendCharged(&it.nv, &it.t.src, &it.budget, c)
-}
-
 // Next advances to the next payload node and reports whether there is one.
 func (it *ReverseIterator) Next() bool {
 	n, err := it.advance()
@@ -117,11 +92,7 @@ func (it *ReverseIterator) Next() bool {
 			it.reporting = it.admit
 		}
 	}
-	if err != nil {
-		it.fail(err)
-	}
-	it.node = n
-	return n >= 0
+	return it.settle(n, err)
 }
 
 // Node returns the position of the current payload node.
@@ -171,7 +142,7 @@ func (it *ReverseIterator) advance() (int64, error) {
 		}
 		limit := notAtLimit
 		if tb == top.limit {
-			limit = it.nextStart()
+			limit = it.nextBound()
 		}
 		if err := it.descend(c); err != nil {
 			return -1, err

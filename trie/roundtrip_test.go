@@ -18,14 +18,8 @@ func TestReadWriterOutput(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		entries := randomEntries(r, 1+r.Intn(400), 1+r.Intn(7), alphabets[int(seed)%len(alphabets)])
 		for _, ps := range []int{DefaultPageSize, 64, 256} {
-			var out bytes.Buffer
-			w := NewWriter(&out, Options{PageSize: ps})
-			for _, e := range entries {
-				require.NoError(t, w.Add(e.key, e.flags, e.payload))
-			}
-			root, err := w.Complete()
-			require.NoError(t, err)
-			tr, err := New(Source{File: out.Bytes()}, root)
+			data, root := writeEntries(t, entries, Options{PageSize: ps})
+			tr, err := New(Source{File: data}, root)
 			require.NoError(t, err, "seed %d page %d", seed, ps)
 			m := collect(t, tr)
 			require.Len(t, m.keys, len(entries), "seed %d page %d", seed, ps)

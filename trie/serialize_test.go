@@ -141,27 +141,12 @@ func TestSerializeEachType(t *testing.T) {
 // A leaf payload bigger than a (tiny) page: the layout writes the node
 // across the boundary instead of retrying it forever, and it reads back.
 func TestNodeBiggerThanPage(t *testing.T) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf, Options{PageSize: 64})
 	big := bytes.Repeat([]byte{7}, 200)
+	var entries []entry
 	for _, k := range []string{"a", "b", "c"} {
-		require.NoError(t, w.Add([]byte(k), 8, big))
+		entries = append(entries, entry{key: []byte(k), flags: 8, payload: big})
 	}
-	root, err := w.Complete()
-	require.NoError(t, err)
-	tr, err := New(Source{File: buf.Bytes()}, root)
-	require.NoError(t, err)
-	var it Iterator
-	it.Reset(tr, nil, nil, true)
-	n := 0
-	for it.Next() {
-		_, p, err := tr.Payload(it.Node())
-		require.NoError(t, err)
-		require.Equal(t, big, p[:200])
-		n++
-	}
-	require.NoError(t, it.Err())
-	require.Equal(t, 3, n)
+	checkPayloads(t, entries, Options{PageSize: 64})
 }
 
 // Building is bound by touching nodes: keep two in a cache line.
@@ -171,22 +156,129 @@ func TestNodeIsHalfACacheLine(t *testing.T) {
 
 // Payloads longer than a node holds go to the side table and come back.
 func TestBigPayloads(t *testing.T) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf, Options{})
+	var entries []entry
 	for i, k := range []string{"a", "b", "c", "d"} {
-		require.NoError(t, w.Add([]byte(k), 8, bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)))
+		entries = append(entries, entry{key: []byte(k), flags: 8, payload: bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)})
 	}
-	root, err := w.Complete()
-	require.NoError(t, err)
-	tr, err := New(Source{File: buf.Bytes()}, root)
-	require.NoError(t, err)
-	var it Iterator
-	it.Reset(tr, nil, nil, true)
-	for i := 0; it.Next(); i++ {
-		_, p, err := tr.Payload(it.Node())
+	checkPayloads(t, entries, Options{})
+}
+
+// checkPayloads writes entries under opts and checks that iteration lists
+// exactly them, in order, each with its payload.
+func checkPayloads(t *testing.T, entries []entry, opts Options) {
+	data, root := writeEntries(t, entries, opts)
+	tr := mustNew(t, data, root)
+	nodes := iterAll(t, tr, nil, nil, true)
+	require.Len(t, nodes, len(entries))
+	for i, n := range nodes {
+		f, p, err := tr.Payload(n)
 		require.NoError(t, err)
-		want := bytes.Repeat([]byte{byte(i + 1)}, 5+i*10)
-		require.Equal(t, want, p[:len(want)], "payload %d", i)
+		require.Equal(t, entries[i].flags, f, "flags %d", i)
+		require.Equal(t, entries[i].payload, p[:len(entries[i].payload)], "payload %d", i)
 	}
-	require.NoError(t, it.Err())
+}
+
+// Counterpart of Cassandra's testPointerGrowth: children far behind their
+// parents need wide pointers. Cassandra fakes the writer's positions; here
+// big payloads really push the children back (by 2^16 and 2^24 bytes), so
+// the single, sparse and dense types of the 16-, 24- and 32/40-bit classes
+// are written and read back.
+func TestPointerGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 17 MB trie")
+	}
+	cases := []struct {
+		name  string
+		keys  []string
+		sizes []int
+		want  []nodeType
+	}{
+		// One child 70 KB back: a single pointer needs 24 bits -> one-slot DENSE_24.
+		{"single-24", []string{"ab"}, []int{70_000}, []nodeType{dense24}},
+		// Two children, the first 140 KB back: SPARSE_24 (sparse is smaller for a wide span).
+		{"sparse-24", []string{"a\x00", "a\xff"}, []int{70_000, 70_000}, []nodeType{sparse24}},
+		// Two adjacent children, far back: DENSE_24 (dense ties or wins).
+		{"dense-24", []string{"a\x10", "a\x11"}, []int{70_000, 70_000}, []nodeType{dense24}},
+		// A child 17 MB back: 32-bit class, where SPARSE_40 competes with DENSE_32.
+		{"dense-32", []string{"b\x10", "b\x11"}, []int{17 << 20, 10}, []nodeType{dense32}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			entries := make([]entry, len(c.keys))
+			for i, k := range c.keys {
+				entries[i] = entry{key: []byte(k), flags: 8, payload: bytes.Repeat([]byte{byte(i + 1)}, c.sizes[i])}
+			}
+			data, root := writeEntries(t, entries, Options{})
+			tr := mustNew(t, data, root)
+			st, err := tr.Stats()
+			require.NoError(t, err)
+			for _, typ := range c.want {
+				require.NotZero(t, st.ByType[typ], "a %v node is written", typ)
+			}
+			for i, k := range c.keys {
+				var wk Walker
+				wk.Reset(tr)
+				node, ok, err := wk.Exact([]byte(k))
+				require.NoError(t, err)
+				require.True(t, ok, "key %q", k)
+				_, p, err := tr.Payload(node)
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, len(p), c.sizes[i])
+				require.Equal(t, byte(i+1), p[0])
+				require.Equal(t, byte(i+1), p[c.sizes[i]-1])
+			}
+		})
+	}
+}
+
+// Pointers of 32 bits and more, which only a file past 4 GiB needs: each
+// node is serialized by the writer at a position past 2^41 with children
+// at synthetic distances on both sides of 2^32 and 2^40, and read back by
+// nodeView from a source whose tail starts at that position, so no
+// gigabytes are written. The distances must come back exactly (a pointer
+// cut to 32 bits would point 4 GiB off) and the node type must be the one
+// the width class asks for.
+func TestSerializeWidePointers(t *testing.T) {
+	const pos = int64(1) << 41
+	cases := []struct {
+		name     string
+		children [][2]int64 // transition, distance
+		wantType nodeType
+	}{
+		{"single, 32 bits", [][2]int64{{0x61, 1<<32 - 1}}, dense32},
+		{"single, 40 bits", [][2]int64{{0x61, 1 << 32}}, dense40},
+		{"single, 64 bits", [][2]int64{{0x61, 1<<40 + 3}}, longDense},
+		{"sparse, 32 bits", [][2]int64{{0x10, 1<<32 - 1}, {0x80, 5}, {0xF0, 1}}, sparse40},
+		{"sparse, 40 bits", [][2]int64{{0x10, 1<<32 + 0x1234}, {0x80, 1 << 33}, {0xF0, 7}}, sparse40},
+		{"dense, 32 bits", [][2]int64{{0x10, 1<<32 - 1}, {0x11, 2}}, dense32},
+		{"dense, 40 bits", [][2]int64{{0x10, 1<<40 - 1}, {0x11, 1<<32 + 9}}, dense40},
+		{"sparse beats dense, 40 bits", [][2]int64{{0x10, 1<<40 - 1}, {0x12, 1<<32 + 9}}, sparse40},
+		{"dense, 64 bits", [][2]int64{{0x10, 1<<40 + 0xABCDEF}, {0x11, 1<<32 + 1}, {0x13, 3}}, longDense},
+		{"sparse, 64 bits", [][2]int64{{0x10, 1 << 41}, {0x80, 1<<40 + 1}, {0xF0, 1}}, longDense},
+	}
+	for _, c := range cases {
+		b := placedNode(t, pos, nil, c.children...)
+		var nv nodeView
+		if err := nv.load(&Source{Cutoff: pos, Tail: b}, pos); err != nil {
+			t.Fatalf("%s: %x: %v", c.name, b, err)
+		}
+		if nv.typ != c.wantType {
+			t.Errorf("%s: written as %v, want %v", c.name, nv.typ, c.wantType)
+		}
+		// Map each transition to its child the node leads to.
+		got := map[int]int64{}
+		for i := range nv.n {
+			if ch := nv.child(i); ch != none {
+				got[nv.transitionByte(i)] = ch
+			}
+		}
+		if len(got) != len(c.children) {
+			t.Errorf("%s: %d children read back, want %d (%x)", c.name, len(got), len(c.children), b)
+		}
+		for _, ch := range c.children {
+			if p, ok := got[int(ch[0])]; !ok || p != pos-ch[1] {
+				t.Errorf("%s: child %#x at %d (present %v), want %d", c.name, ch[0], p, ok, pos-ch[1])
+			}
+		}
+	}
 }

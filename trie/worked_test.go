@@ -32,11 +32,18 @@ func openIndex(t testing.TB, data []byte) (*Trie, int64) {
 	return tr, count
 }
 
-func TestWorkedEmpty(t *testing.T) {
-	data := withFooter([]byte{0x00}, "", "", 0, 0)
-	require.Len(t, data, 29)
+// openWorked opens a worked file, checking its length and footer count
+// against the document's.
+func openWorked(t *testing.T, data []byte, size int, wantCount int64) *Trie {
+	t.Helper()
+	require.Len(t, data, size)
 	tr, count := openIndex(t, data)
-	assert.Equal(t, int64(0), count)
+	assert.Equal(t, wantCount, count)
+	return tr
+}
+
+func TestWorkedEmpty(t *testing.T) {
+	tr := openWorked(t, withFooter([]byte{0x00}, "", "", 0, 0), 29, 0)
 	w := tr.Walker()
 	n, ok, err := w.Exact(bop("a"))
 	require.NoError(t, err)
@@ -59,10 +66,7 @@ func TestWorkedEmpty(t *testing.T) {
 }
 
 func TestWorkedOneKey(t *testing.T) {
-	data := withFooter([]byte{0x08, 0xAD, 0xFF}, "ab", "ab", 1, 0)
-	require.Len(t, data, 35)
-	tr, count := openIndex(t, data)
-	assert.Equal(t, int64(1), count)
+	tr := openWorked(t, withFooter([]byte{0x08, 0xAD, 0xFF}, "ab", "ab", 1, 0), 35, 1)
 	w := tr.Walker()
 	for _, k := range [][]byte{bop("ab"), bop("zz"), nil} {
 		n, ok, err := w.Exact(k)
@@ -98,10 +102,7 @@ func fileC() []byte {
 }
 
 func TestWorkedThreeKeys(t *testing.T) {
-	data := fileC()
-	require.Len(t, data, 53)
-	tr, count := openIndex(t, data)
-	assert.Equal(t, int64(3), count)
+	tr := openWorked(t, fileC(), 53, 3)
 	assert.Equal(t, int64(0x15), tr.Root())
 	w := tr.Walker()
 
@@ -204,10 +205,7 @@ func fileD() []byte {
 }
 
 func TestWorkedMurmurInts(t *testing.T) {
-	data := fileD()
-	require.Len(t, data, 66)
-	tr, count := openIndex(t, data)
-	assert.Equal(t, int64(5), count)
+	tr := openWorked(t, fileD(), 66, 5)
 	w := tr.Walker()
 	key1 := []byte{0x40, 0x47, 0x84, 0x99, 0x98, 0x2A, 0xE4, 0xE0, 0xCF, 0x40, 0x00, 0xFE, 0xFE, 0xFF, 0x01, 0x00, 0x38}
 	n, ok, err := w.Exact(key1)

@@ -124,14 +124,10 @@ func TestBenchBadInput(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys.tsv")
 	writeFile(t, keys, "00\t1\nzz\t2\n")
-	r := bti(append([]string{"bench", "--in", keys, "--partitioner", "byteordered"}, tiny...)...)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "line 2: key is not hex")
+	requireFails(t, "line 2: key is not hex", append([]string{"bench", "--in", keys, "--partitioner", "byteordered"}, tiny...)...)
 
 	writeFile(t, keys, "")
-	r = bti(append([]string{"bench", "--in", keys}, tiny...)...)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "no keys to benchmark")
+	requireFails(t, "no keys to benchmark", append([]string{"bench", "--in", keys}, tiny...)...)
 }
 
 // TestBenchRunMatchesNothing: a --run pattern that selects no benchmark is
@@ -141,9 +137,7 @@ func TestBenchRunMatchesNothing(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys.tsv")
 	writeFile(t, keys, "00\t1\n01\t2\n")
-	r := bti(append([]string{"bench", "--in", keys, "--partitioner", "byteordered", "--run", "threads=1"}, tiny...)...)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, `--run "threads=1" matches no benchmark`)
+	r := requireFails(t, `--run "threads=1" matches no benchmark`, append([]string{"bench", "--in", keys, "--partitioner", "byteordered", "--run", "threads=1"}, tiny...)...)
 	assert.Contains(t, r.stderr, "build/")
 	assert.Empty(t, r.stdout)
 }
@@ -211,9 +205,7 @@ func TestBenchIndexForeignKeys(t *testing.T) {
 	}
 	keys := filepath.Join(t.TempDir(), "keys.tsv")
 	writeFile(t, keys, string(tsv))
-	r := bti(append([]string{"bench", "--benchmark", "lookup", "--index", c.db, "--in", keys}, tiny...)...)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "keys.tsv line 701: key 6e6f742061206b6579206f662074686520696e646578 is not in ")
+	r := requireFails(t, "keys.tsv line 701: key 6e6f742061206b6579206f662074686520696e646578 is not in ", append([]string{"bench", "--benchmark", "lookup", "--index", c.db, "--in", keys}, tiny...)...)
 	assert.Empty(t, r.stdout)
 }
 
@@ -229,8 +221,6 @@ func TestBenchScaleFlags(t *testing.T) {
 		{[]string{"--size", "huge", "--in", c.keys}, "--size huge runs on generated sets"},
 		{[]string{"--size", "enormous"}, "want small, default or huge"},
 	} {
-		r := bti(append([]string{"bench"}, tc.args...)...)
-		requireCode(t, 2, r, tc.args)
-		assert.Contains(t, r.stderr, tc.want, tc.args)
+		requireFails(t, tc.want, append([]string{"bench"}, tc.args...)...)
 	}
 }

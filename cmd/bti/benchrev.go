@@ -13,12 +13,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bti-go/bti/jmhstyle"
@@ -190,7 +188,7 @@ type revMeta struct {
 type sideInfoes map[string]map[string]string
 
 func runRevisionCompare(o *benchOptions, stdout, stderr io.Writer) (err error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	logw := o.cfg.Log // nil: quiet
 	logf := func(format string, a ...any) {

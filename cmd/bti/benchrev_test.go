@@ -13,10 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/bti-go/bti/internal/keygen"
-	"github.com/bti-go/bti/internal/keystsv"
-	"github.com/bti-go/bti/partitioner"
 )
 
 // tempRepo copies the module's sources (no tests, no test data) into a new
@@ -78,20 +74,6 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// murmur3KeysFile writes a keys.tsv of n Murmur3 keys.
-func murmur3KeysFile(t *testing.T, n int) string {
-	t.Helper()
-	entries, err := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 5}.Generate()
-	require.NoError(t, err)
-	var b []byte
-	for _, e := range entries {
-		b = keystsv.AppendLine(b, e.Key, e.Pos)
-	}
-	path := filepath.Join(t.TempDir(), "keys.tsv")
-	writeFile(t, path, string(b))
-	return path
-}
-
 // requireNoLeftovers checks that the revision mode removed its worktrees
 // and temporary files.
 func requireNoLeftovers(t *testing.T, repo, tmp string) {
@@ -111,7 +93,8 @@ func TestBenchRevisionCompare(t *testing.T) {
 	repo := tempRepo(t)
 	baseCommit := gitT(t, repo, "rev-parse", "base")
 	candCommit := gitT(t, repo, "rev-parse", "cand")
-	keys := murmur3KeysFile(t, 300)
+	keys := filepath.Join(t.TempDir(), "keys.tsv")
+	writeKeysTSV(t, keys, 300, 5)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the worktrees and binaries go
 	out := filepath.Join(t.TempDir(), "cmp")

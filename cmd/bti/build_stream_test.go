@@ -53,43 +53,6 @@ func TestStreamedBuildMatchesInMemory(t *testing.T) {
 	}
 }
 
-// streamedBuildAlloc is what one streamed build of n keys allocates.
-func streamedBuildAlloc(t *testing.T, dir string, n int) uint64 {
-	t.Helper()
-	keys := filepath.Join(dir, fmt.Sprintf("keys-%d.tsv", n))
-	writeKeysTSV(t, keys, n, 9)
-	o, err := createOutput(filepath.Join(dir, fmt.Sprintf("out-%d.db", n)), io.Discard)
-	require.NoError(t, err)
-	defer o.abort()
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	res, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, buildpath.Scratch, nil, newProgress(nil))
-	runtime.ReadMemStats(&m1)
-	require.NoError(t, err)
-	require.EqualValues(t, n, res.count)
-	require.NoError(t, o.commit())
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
-// Memory is part of the contract: the streamed build holds no key it has
-// added, so ten times the keys allocate about the same. Holding them (as
-// the in-memory path does) costs over 100 bytes a key, 18 MB more here;
-// the bound allows 4 MiB for the builder's working set growing with the
-// trie's width.
-func TestStreamedBuildMemoryFlat(t *testing.T) {
-	if testing.Short() || testing.CoverMode() != "" {
-		t.Skip("builds 200,000 keys; skipped under -short and -cover")
-	}
-	dir := t.TempDir()
-	small := streamedBuildAlloc(t, dir, 20_000)
-	large := streamedBuildAlloc(t, dir, 200_000)
-	t.Logf("allocated: %d bytes for 20,000 keys, %d for 200,000", small, large)
-	if large > small+4<<20 {
-		t.Errorf("200,000 keys allocate %d bytes, 20,000 keys %d: the streamed build grows with its input", large, small)
-	}
-}
-
 // A bad line deep in the input fails the streamed build naming the line,
 // and leaves the old output and no temporary file.
 func TestStreamedBuildLateBadLine(t *testing.T) {
@@ -103,13 +66,8 @@ func TestStreamedBuildLateBadLine(t *testing.T) {
 	require.NoError(t, f.Close())
 	out := filepath.Join(dir, "Partitions.db")
 	writeFile(t, out, "old")
-	r := bti("build", "--in", keys, "--out", out)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "line 100001")
-	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, "old", string(got))
-	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
+	requireFails(t, "line 100001", "build", "--in", keys, "--out", out)
+	requireOldOutput(t, dir, out)
 }
 
 // The temporary output is named for what it is while the build runs (a
@@ -126,6 +84,24 @@ func TestTemporaryOutputName(t *testing.T) {
 	assert.Equal(t, []string{"Partitions.db"}, listDir(t, dir))
 }
 
+// streamedBuildAlloc is what one streamed build of n keys allocates.
+func streamedBuildAlloc(t *testing.T, dir string, n int) uint64 {
+	t.Helper()
+	keys := filepath.Join(dir, fmt.Sprintf("keys-%d.tsv", n))
+	writeKeysTSV(t, keys, n, 9)
+	o, err := createOutput(filepath.Join(dir, fmt.Sprintf("out-%d.db", n)), io.Discard)
+	require.NoError(t, err)
+	defer o.abort()
+	var res *streamResult
+	alloc := allocated(func() {
+		res, err = streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, buildpath.Scratch, nil, newProgress(nil))
+	})
+	require.NoError(t, err)
+	require.EqualValues(t, n, res.count)
+	require.NoError(t, o.commit())
+	return alloc
+}
+
 // streamedVerifyAlloc is what one streamed verification of n keys
 // allocates, the index built beforehand.
 func streamedVerifyAlloc(t *testing.T, dir string, n int) uint64 {
@@ -138,30 +114,52 @@ func streamedVerifyAlloc(t *testing.T, dir string, n int) uint64 {
 	require.NoError(t, err)
 	defer ix.Close()
 	pp := &problemPrinter{w: io.Discard}
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	count, err := verifyStream(ix, keys, newProgress(nil), pp.report)
-	runtime.ReadMemStats(&m1)
+	var count int64
+	alloc := allocated(func() { count, err = verifyStream(ix, keys, newProgress(nil), pp.report) })
 	require.NoError(t, err)
 	require.EqualValues(t, n, count)
 	require.Zero(t, pp.problems)
+	return alloc
+}
+
+// allocated returns what f allocates (runtime.MemStats.TotalAlloc), after
+// a collection.
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
 	return m1.TotalAlloc - m0.TotalAlloc
 }
 
-// bti verify streams keys.tsv through an EntryVerifier: ten times the
-// keys allocate about the same (holding them would cost over 100 bytes a
-// key, 18 MB more here).
-func TestStreamedVerifyMemoryFlat(t *testing.T) {
+// Memory is part of the contract: the streamed build and bti verify hold no
+// key they have read, so ten times the keys allocate about the same.
+// Holding them (as the in-memory build does) costs over 100 bytes a key,
+// 18 MB more here. The build's bound allows 4 MiB for the builder's working
+// set growing with the trie's width; verify streams keys.tsv through an
+// EntryVerifier and gets 1 MiB.
+func TestStreamedMemoryFlat(t *testing.T) {
 	if testing.Short() || testing.CoverMode() != "" {
-		t.Skip("verifies 200,000 keys; skipped under -short and -cover")
+		t.Skip("runs 200,000 keys; skipped under -short and -cover")
 	}
-	dir := t.TempDir()
-	small := streamedVerifyAlloc(t, dir, 20_000)
-	large := streamedVerifyAlloc(t, dir, 200_000)
-	t.Logf("allocated: %d bytes for 20,000 keys, %d for 200,000", small, large)
-	if large > small+1<<20 {
-		t.Errorf("200,000 keys allocate %d bytes, 20,000 keys %d: the streamed verification grows with its input", large, small)
+	for _, c := range []struct {
+		name  string
+		slack uint64
+		alloc func(t *testing.T, dir string, n int) uint64
+	}{
+		{"build", 4 << 20, streamedBuildAlloc},
+		{"verify", 1 << 20, streamedVerifyAlloc},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			small := c.alloc(t, dir, 20_000)
+			large := c.alloc(t, dir, 200_000)
+			t.Logf("allocated: %d bytes for 20,000 keys, %d for 200,000", small, large)
+			if large > small+c.slack {
+				t.Errorf("200,000 keys allocate %d bytes, 20,000 keys %d: the streamed %s grows with its input", large, small, c.name)
+			}
+		})
 	}
 }
 
@@ -182,9 +180,7 @@ func TestStreamedPartialViews(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(a, b), "streamed and held builds with views differ")
 
-	r := bti("build", "--in", keys, "--out", filepath.Join(dir, "short.db"), "--partial-at", "20001")
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "has only 20000 keys")
+	requireFails(t, "has only 20000 keys", "build", "--in", keys, "--out", filepath.Join(dir, "short.db"), "--partial-at", "20001")
 	assert.NoFileExists(t, filepath.Join(dir, "short.db"))
 
 	// The views of a real streamed build, checked against a keys.tsv whose

@@ -87,14 +87,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	part := addPartitionerFlag(fs, true)
 	format := fs.String("format", "text", "text or json")
 	cf := addCheckFlags(fs)
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	if err := required(fs, "partitions"); err != nil {
+	if err := parseCommand(fs, args, stdout, "partitions"); err != nil {
 		return err
 	}
 	if err := oneOf("format", *format, "text", "json"); err != nil {

@@ -103,9 +103,7 @@ func TestBadKeysFile(t *testing.T) {
 			keys := filepath.Join(dir, "keys.tsv")
 			writeFile(t, keys, tc.content)
 			out := filepath.Join(dir, "Partitions.db")
-			r := bti("build", "--in", keys, "--out", out, "--partitioner", tc.part)
-			requireCode(t, 2, r)
-			assert.Contains(t, r.stderr, "bti: "+keys+" "+tc.msg)
+			requireFails(t, "bti: "+keys+" "+tc.msg, "build", "--in", keys, "--out", out, "--partitioner", tc.part)
 			assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir), "no output or temporary file left behind")
 
 			// verify reads keys.tsv the same way, streaming it against an
@@ -113,9 +111,7 @@ func TestBadKeysFile(t *testing.T) {
 			good := filepath.Join(dir, "good.tsv")
 			writeFile(t, good, "0f\t1\n")
 			requireCode(t, 0, bti("build", "--in", good, "--out", out, "--partitioner", tc.part))
-			r = bti("verify", "--in", keys, "--index", out, "--partitioner", tc.part)
-			requireCode(t, 2, r)
-			assert.Contains(t, r.stderr, tc.msg)
+			requireFails(t, tc.msg, "verify", "--in", keys, "--index", out, "--partitioner", tc.part)
 		})
 	}
 }
@@ -126,33 +122,23 @@ func TestFailedBuildKeepsOldFile(t *testing.T) {
 	writeFile(t, keys, "01\t1\n00\t2\n")
 	out := filepath.Join(dir, "Partitions.db")
 	writeFile(t, out, "old")
-	r := bti("build", "--in", keys, "--out", out, "--partitioner", "byteordered")
-	requireCode(t, 2, r)
-	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, "old", string(got))
-	assert.ElementsMatch(t, []string{"keys.tsv", "Partitions.db"}, listDir(t, dir))
+	requireCode(t, 2, bti("build", "--in", keys, "--out", out, "--partitioner", "byteordered"))
+	requireOldOutput(t, dir, out)
 }
 
 func TestBuildIOErrors(t *testing.T) {
 	dir := t.TempDir()
-	r := bti("build", "--in", filepath.Join(dir, "missing.tsv"), "--out", filepath.Join(dir, "x.db"))
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "missing.tsv")
+	requireFails(t, "missing.tsv", "build", "--in", filepath.Join(dir, "missing.tsv"), "--out", filepath.Join(dir, "x.db"))
 
 	keys := filepath.Join(dir, "keys.tsv")
 	writeFile(t, keys, "00\t1\n")
-	r = bti("build", "--in", keys, "--out", filepath.Join(dir, "no", "such", "dir", "x.db"), "--partitioner", "byteordered")
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "no such file or directory")
+	requireFails(t, "no such file or directory", "build", "--in", keys, "--out", filepath.Join(dir, "no", "such", "dir", "x.db"), "--partitioner", "byteordered")
 	assert.Equal(t, []string{"keys.tsv"}, listDir(t, dir))
 
 	// A corrupt .bz2 is bad input too.
 	bz := filepath.Join(dir, "keys.tsv.bz2")
 	writeFile(t, bz, "BZh9 this is not bzip2")
-	r = bti("build", "--in", bz, "--out", filepath.Join(dir, "y.db"))
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "keys.tsv.bz2")
+	requireFails(t, "keys.tsv.bz2", "build", "--in", bz, "--out", filepath.Join(dir, "y.db"))
 }
 
 // TestEmptyKeys: an empty keys.tsv is a valid, empty index.
@@ -198,9 +184,7 @@ func TestCorruptIndex(t *testing.T) {
 	root := append([]byte(nil), data...)
 	root[len(root)-1] = 0x70
 	writeFile(t, bad, string(root))
-	r := bti("dump", "--index", bad)
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "offset")
+	requireFails(t, "offset", "dump", "--index", bad)
 
 	// Every single byte set to 0xff in turn: any status but a panic, and a
 	// failure always explains itself.
@@ -255,9 +239,7 @@ func TestVerifyMismatch(t *testing.T) {
 
 	// Wrong partitioner: the footer refuses it, and the one that fits is
 	// named.
-	r = bti("verify", "--index", c.db, "--in", c.keys, "--partitioner", "byteordered")
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "fits the murmur3 partitioner, not byteordered: try --partitioner auto")
+	requireFails(t, "fits the murmur3 partitioner, not byteordered: try --partitioner auto", "verify", "--index", c.db, "--in", c.keys, "--partitioner", "byteordered")
 }
 
 // TestPartialCheckFails makes an early-open view disagree with the keys:

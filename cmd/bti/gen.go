@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/keystsv"
@@ -97,7 +94,7 @@ func runGen(args []string, stdout, _ io.Writer) error {
 	}
 	defer os.RemoveAll(spillDir)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	// Lines are formatted one at a time as the keys come: the text is
 	// never held in memory whole.

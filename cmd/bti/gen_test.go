@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keystsv"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -44,7 +45,7 @@ func TestGen(t *testing.T) {
 					require.Negative(t, partitioner.Compare(p.Decorate(entries[i-1].Key), p.Decorate(e.Key)),
 						"lines %d and %d are not strictly increasing", i, i+1)
 				}
-				sizes[payloadSize(e.Pos)]++
+				sizes[partitionpayload.PositionSize(e.Pos)]++
 			}
 			for n := 1; n <= 8; n++ {
 				assert.Positive(t, sizes[n], "no %d-byte position", n)
@@ -76,17 +77,6 @@ func TestGen(t *testing.T) {
 			require.True(t, bytes.Equal(files[0], files[1]), "scratch and reference differ")
 		})
 	}
-}
-
-// payloadSize is the minimal signed big-endian length of a position.
-func payloadSize(v int64) int {
-	for n := 1; n < 8; n++ {
-		lim := int64(1) << (8*n - 1)
-		if v >= -lim && v < lim {
-			return n
-		}
-	}
-	return 8
 }
 
 func TestGenKeyLengths(t *testing.T) {

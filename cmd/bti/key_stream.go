@@ -16,6 +16,12 @@ import (
 // errInterrupted is the cause a command stopped by SIGINT or SIGTERM names.
 var errInterrupted = errors.New("interrupted by a signal")
 
+// interruptible returns a context that SIGINT or SIGTERM cancels, for the
+// commands that stop cleanly on them (naming errInterrupted).
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
 // keyStream reads a keys.tsv (or .bz2) one line at a time, checking each
 // line as loadKeys does (length, position, order, naming the line) and
 // decorating its key. It holds the current and the previous key and the
@@ -45,7 +51,7 @@ func openKeyStream(path string, p partitioner.Partitioner, verb string, prog *pr
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	return &keyStream{path: path, verb: verb, p: p, f: f, kr: keystsv.NewReader(f), prog: prog, ctx: ctx, stop: stop}, nil
 }
 

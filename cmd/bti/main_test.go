@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/golden"
@@ -29,6 +31,26 @@ func requireCode(t *testing.T, want int, r result, args ...any) {
 	require.Equal(t, want, r.code, append([]any{"stdout:\n%s\nstderr:\n%s\n", r.stdout, r.stderr}, args...)...)
 	require.NotContains(t, r.stderr, "internal error", "a panic was recovered")
 	require.NotContains(t, r.stderr, "goroutine ", "a stack trace was printed")
+}
+
+// requireFails runs the tool with args and checks that it exits with
+// status 2 (bad input or usage) and a message containing msg.
+func requireFails(t *testing.T, msg string, args ...string) result {
+	t.Helper()
+	r := bti(args...)
+	requireCode(t, 2, r, args)
+	assert.Contains(t, r.stderr, msg, args)
+	return r
+}
+
+// requireOldOutput checks that a failed build left out (beside keys.tsv in
+// dir) as it was, holding "old", and no temporary file.
+func requireOldOutput(t *testing.T, dir, out string) {
+	t.Helper()
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(got))
+	assert.ElementsMatch(t, []string{"keys.tsv", filepath.Base(out)}, listDir(t, dir))
 }
 
 type goldenCase struct {

@@ -157,15 +157,23 @@ func TestOutFIFO(t *testing.T) {
 	assert.ElementsMatch(t, []string{"keys.tsv", "pipe"}, listDir(t, dir))
 }
 
+// linkedKeys writes smallKeys' 100 keys to dir/keys.tsv and a symbolic
+// link dir/sym.tsv to it, and returns both paths and the index bytes.
+func linkedKeys(t *testing.T, dir string) (keys, sym string, want []byte) {
+	t.Helper()
+	keys, want = smallKeys(t, dir, 100)
+	sym = filepath.Join(dir, "sym.tsv")
+	require.NoError(t, os.Symlink("keys.tsv", sym))
+	return keys, sym, want
+}
+
 // TestOutIsInput: an output that is the input, directly or through a
 // symbolic link, a hard link or a link to a link, is refused with exit
 // status 2 before anything is written; the input is untouched.
 func TestOutIsInput(t *testing.T) {
 	dir := t.TempDir()
-	keys, _ := smallKeys(t, dir, 100)
+	keys, sym, _ := linkedKeys(t, dir)
 	orig := readFile(t, keys)
-	sym := filepath.Join(dir, "sym.tsv")
-	require.NoError(t, os.Symlink("keys.tsv", sym))
 	hard := filepath.Join(dir, "hard.tsv")
 	require.NoError(t, os.Link(keys, hard))
 	symsym := filepath.Join(dir, "symsym.tsv")
@@ -175,9 +183,7 @@ func TestOutIsInput(t *testing.T) {
 		{keys, keys}, {keys, sym}, {keys, hard}, {keys, symsym}, {sym, keys}, {hard, sym},
 	} {
 		t.Run(filepath.Base(tc.in)+"->"+filepath.Base(tc.out), func(t *testing.T) {
-			r := bti("build", "--in", tc.in, "--out", tc.out, "--partitioner", "byteordered")
-			requireCode(t, 2, r)
-			assert.Contains(t, r.stderr, "bti: cannot write "+tc.out+": it is the input "+tc.in+" (the same file)")
+			requireFails(t, "bti: cannot write "+tc.out+": it is the input "+tc.in+" (the same file)", "build", "--in", tc.in, "--out", tc.out, "--partitioner", "byteordered")
 			assert.Equal(t, orig, readFile(t, keys), "the input was changed")
 			assert.ElementsMatch(t, names, listDir(t, dir), "a temporary file was left")
 			st, err := os.Lstat(sym)
@@ -194,10 +200,8 @@ func TestOutIsInput(t *testing.T) {
 // through a link; standard output redirected elsewhere is written.
 func TestOutStdoutIsInput(t *testing.T) {
 	dir := t.TempDir()
-	keys, want := smallKeys(t, dir, 100)
+	keys, sym, want := linkedKeys(t, dir)
 	orig := readFile(t, keys)
-	sym := filepath.Join(dir, "sym.tsv")
-	require.NoError(t, os.Symlink("keys.tsv", sym))
 	for _, in := range []string{keys, sym} {
 		f, err := os.OpenFile(keys, os.O_WRONLY|os.O_APPEND, 0)
 		require.NoError(t, err)
@@ -270,11 +274,9 @@ func TestOutReplacesRegularFile(t *testing.T) {
 	// A link to nowhere is refused rather than replaced by a file.
 	dangling := filepath.Join(dir, "dangling.db")
 	require.NoError(t, os.Symlink("missing/x.db", dangling))
-	r := bti("build", "--in", keys, "--out", dangling, "--partitioner", "byteordered")
-	requireCode(t, 2, r)
-	assert.Contains(t, r.stderr, "cannot write "+dangling+": it is a symbolic link to a missing file")
+	requireFails(t, "cannot write "+dangling+": it is a symbolic link to a missing file", "build", "--in", keys, "--out", dangling, "--partitioner", "byteordered")
 
-	r = bti("build", "-h")
+	r := bti("build", "-h")
 	assert.Contains(t, r.stdout, "an existing one is overwritten, as by cp")
 }
 

@@ -39,11 +39,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	part := addPartitionerFlag(fs, true)
 	deep := fs.Bool("deep", false, "audit the file's structure first (bti check); --in becomes optional")
 	cf := addCheckFlags(fs)
-	rest, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	// --partitions and --in are checked below: --deep makes --in optional.
+	if err := parseCommand(fs, args, stdout); err != nil {
 		return err
 	}
 	if *deep {
@@ -59,6 +56,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	// stream. A partitioner given by hand that the footer refuses is
 	// answered with the one that fits.
 	var ix *partitionindex.Index
+	var err error
 	note := "given"
 	if *part == partitionerAuto {
 		ix, note, err = openIndex(*index, *part)

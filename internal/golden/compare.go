@@ -120,6 +120,17 @@ func hexLines(data []byte) string {
 	return b.String()
 }
 
+// Hex parses hex written with optional spaces ("40 61 00 38"), the way
+// test vectors and docs/format.md write bytes and the dumps print them.
+func Hex(tb testing.TB, s string) []byte {
+	tb.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		tb.Fatalf("hex %q: %v", s, err)
+	}
+	return b
+}
+
 func spaced(p []byte) string {
 	h := hex.EncodeToString(p)
 	var b strings.Builder

@@ -65,12 +65,9 @@ func Dir() (string, error) {
 // (failing it instead under BTI_REQUIRE_GOLDEN=1).
 func Cases(tb testing.TB) []Case {
 	tb.Helper()
-	root, err := Dir()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	root, names := caseDirs(tb, Dir, "golden cases")
 	var cases []Case
-	for _, name := range caseDirs(tb, root, "golden cases") {
+	for _, name := range names {
 		c := Case{Name: name, Dir: filepath.Join(root, name)}
 		c.Partitioner, _, _ = strings.Cut(name, "-")
 		c.DBPath = filepath.Join(c.Dir, "Partitions.db")
@@ -78,6 +75,7 @@ func Cases(tb testing.TB) []Case {
 		if _, err := os.Stat(c.KeysPath); err != nil {
 			c.KeysPath += ".bz2"
 		}
+		var err error
 		if c.Partials, err = readPartials(filepath.Join(c.Dir, "partials.tsv")); err != nil {
 			tb.Fatal(err)
 		}
@@ -86,11 +84,24 @@ func Cases(tb testing.TB) []Case {
 	return cases
 }
 
-// caseDirs returns the names of the folders in root, one a case, for
-// Cases and RowsCases. A missing root skips tb, or fails it under
-// BTI_REQUIRE_GOLDEN=1; a root without folders fails it.
-func caseDirs(tb testing.TB, root, what string) []string {
+// ForEach runs f on every case, each in a subtest named for it (skipping t
+// as Cases does).
+func ForEach(t *testing.T, f func(t *testing.T, c Case)) {
+	t.Helper()
+	for _, c := range Cases(t) {
+		t.Run(c.Name, func(t *testing.T) { f(t, c) })
+	}
+}
+
+// caseDirs returns the folder that dir names and the names of the folders
+// in it, one a case, for Cases and RowsCases. A missing folder skips tb, or
+// fails it under BTI_REQUIRE_GOLDEN=1; a folder without cases fails it.
+func caseDirs(tb testing.TB, dir func() (string, error), what string) (root string, names []string) {
 	tb.Helper()
+	root, err := dir()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	dirs, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		if os.Getenv(EnvRequire) == "1" {
@@ -101,7 +112,6 @@ func caseDirs(tb testing.TB, root, what string) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var names []string
 	for _, d := range dirs {
 		if d.IsDir() {
 			names = append(names, d.Name())
@@ -110,7 +120,7 @@ func caseDirs(tb testing.TB, root, what string) []string {
 	if len(names) == 0 {
 		tb.Fatalf("no %s in %s", what, root)
 	}
-	return names
+	return root, names
 }
 
 // readFile reads one file of a case.

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -158,6 +159,22 @@ func TestCompareEqual(t *testing.T) {
 	r.run(func(tb testing.TB) { Compare(tb, "same", []byte{1, 2}, []byte{1, 2}, annotateBy3) })
 	if len(r.errors) != 0 {
 		t.Fatalf("equal inputs reported %q", r.errors)
+	}
+}
+
+// Hex reads what the dumps print (spaced) and what vectors write (packed),
+// and fails the test on anything else.
+func TestHex(t *testing.T) {
+	if got := Hex(t, "40 61 00 38"); !bytes.Equal(got, []byte{0x40, 0x61, 0x00, 0x38}) {
+		t.Errorf("spaced: % x", got)
+	}
+	if got := Hex(t, spaced([]byte{0xff, 0x01})+"ab"); !bytes.Equal(got, []byte{0xff, 0x01, 0xab}) {
+		t.Errorf("mixed: % x", got)
+	}
+	var r recorder
+	r.run(func(tb testing.TB) { Hex(tb, "4g") })
+	if !strings.Contains(r.fatal, `hex "4g"`) {
+		t.Errorf("not hex: fatal %q", r.fatal)
 	}
 }
 

@@ -31,12 +31,9 @@ func RowsDir() (string, error) {
 // tb, or fails it when BTI_REQUIRE_GOLDEN=1.
 func RowsCases(tb testing.TB) []RowsCase {
 	tb.Helper()
-	root, err := RowsDir()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	root, names := caseDirs(tb, RowsDir, "row-index golden cases")
 	var cases []RowsCase
-	for _, name := range caseDirs(tb, root, "row-index golden cases") {
+	for _, name := range names {
 		dir := filepath.Join(root, name)
 		cases = append(cases, RowsCase{
 			Name:       name,
@@ -48,6 +45,15 @@ func RowsCases(tb testing.TB) []RowsCase {
 	}
 	tb.Logf("%d row-index golden cases in %s", len(cases), root)
 	return cases
+}
+
+// ForEachRows runs f on every row-index case, each in a subtest named for
+// it (skipping t as RowsCases does).
+func ForEachRows(t *testing.T, f func(t *testing.T, c RowsCase)) {
+	t.Helper()
+	for _, c := range RowsCases(t) {
+		t.Run(c.Name, func(t *testing.T) { f(t, c) })
+	}
 }
 
 // RowsDB reads the Rows.db Cassandra wrote.

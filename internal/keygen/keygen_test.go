@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -95,17 +96,6 @@ func TestGenerateMatchesKeysAndPositions(t *testing.T) {
 	}
 }
 
-// positionSize is the payload's minimal signed big-endian length.
-func positionSize(v int64) int {
-	for n := 1; n < 8; n++ {
-		lim := int64(1) << (8*n - 1)
-		if v >= -lim && v < lim {
-			return n
-		}
-	}
-	return 8
-}
-
 func TestPositionsCoverEveryPayloadSize(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		pos := keygen.Positions(3000, seed)
@@ -113,7 +103,7 @@ func TestPositionsCoverEveryPayloadSize(t *testing.T) {
 		neg, nonNeg := 0, 0
 		for _, p := range pos {
 			require.NotEqual(t, int64(math.MinInt64), p)
-			sizes[positionSize(p)]++
+			sizes[partitionpayload.PositionSize(p)]++
 			if p < 0 {
 				neg++
 			} else {
