@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -79,13 +80,13 @@ func TestAnnotatedGoldens(t *testing.T) {
 // nodes with their payloads, zero padding, the footer, in file order, with
 // nothing between them.
 func TestAnnotatedCoversGoldenFiles(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		if len(c.want) > 200_000 {
+	for _, c := range goldenindex.Cases(t) {
+		if len(c.Want) > 200_000 {
 			continue // keep the test quick; the smaller files cover every layout case
 		}
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			var out bytes.Buffer
-			require.NoError(t, WriteAnnotated(&out, c.want))
+			require.NoError(t, WriteAnnotated(&out, c.Want))
 			require.NotContains(t, out.String(), "bytes no node covers")
 			next := int64(0)
 			for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
@@ -98,7 +99,7 @@ func TestAnnotatedCoversGoldenFiles(t *testing.T) {
 				require.Equal(t, next, from, "gap or overlap before %q", line)
 				next = to + 1
 			}
-			require.Equal(t, int64(len(c.want)), next, "the dump reaches the end of the file")
+			require.Equal(t, int64(len(c.Want)), next, "the dump reaches the end of the file")
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
@@ -105,7 +106,7 @@ func FuzzCheck(f *testing.F) {
 	for _, d := range readFuzzCorpus(f, "FuzzIndexReader") {
 		f.Add(d)
 	}
-	for _, file := range goldenFilesForFuzz(f) {
+	for _, file := range goldenindex.Files(f) {
 		if len(file) <= limit {
 			f.Add(file)
 		}

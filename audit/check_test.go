@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/internal/partitionpayload"
@@ -34,13 +35,13 @@ func requireClean(t testing.TB, ix *partitionindex.Index, opts Options, what str
 
 // Every Cassandra-written golden file passes.
 func TestCheckGoldens(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		t.Run(c.name, func(t *testing.T) {
-			ix, err := partitionindex.NewIndex(c.want, partitionindex.OpenOptions{Partitioner: c.part})
+	for _, c := range goldenindex.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			ix, err := partitionindex.NewIndex(c.Want, partitionindex.OpenOptions{Partitioner: c.Partitioner})
 			require.NoError(t, err)
 			rep := requireClean(t, ix, Options{}, "golden file")
-			require.Equal(t, int64(len(c.entries)), rep.Entries)
-			require.Contains(t, rep.Partitioners, c.part)
+			require.Equal(t, int64(len(c.Entries)), rep.Entries)
+			require.Contains(t, rep.Partitioners, c.Partitioner)
 			fits, err := FooterPartitioners(ix)
 			require.NoError(t, err)
 			require.Equal(t, rep.Partitioners, fits, "the exported detector is CheckPartitions' footer rule")
@@ -48,10 +49,10 @@ func TestCheckGoldens(t *testing.T) {
 			auto, err := CheckPartitions(ix, Options{DetectPartitioner: true})
 			require.NoError(t, err)
 			require.True(t, auto.OK())
-			if len(c.entries) >= 2 {
-				require.Equal(t, []partitioner.Partitioner{c.part}, auto.Partitioners, "the footer tells the partitioner")
+			if len(c.Entries) >= 2 {
+				require.Equal(t, []partitioner.Partitioner{c.Partitioner}, auto.Partitioners, "the footer tells the partitioner")
 			}
-			require.Equal(t, c.part, auto.Partitioner)
+			require.Equal(t, c.Partitioner, auto.Partitioner)
 		})
 	}
 }
@@ -61,18 +62,18 @@ func TestCheckGoldens(t *testing.T) {
 // our builder takes after the same keys is required to be that one
 // (checkPartial) before it is checked over the file as it was then.
 func TestCheckGoldenPartialViews(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		if len(c.partials) == 0 {
+	for _, c := range goldenindex.Cases(t) {
+		if len(c.Partials) == 0 {
 			continue
 		}
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			var buf bytes.Buffer
-			b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: c.part})
+			b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: c.Partitioner})
 			next, views := 0, 0
-			for i, e := range c.entries {
-				require.NoError(t, addRaw(b, c.part, e.Key, e.Pos))
-				if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
-					if v := checkPartial(t, c, b, &buf, c.partials[next]); v != nil {
+			for i, e := range c.Entries {
+				require.NoError(t, addRaw(b, c.Partitioner, e.Key, e.Pos))
+				if next < len(c.Partials) && c.Partials[next].AfterKeys == i+1 {
+					if v := checkPartial(t, c, b, &buf, c.Partials[next]); v != nil {
 						ix, err := v.NewIndex(buf.Bytes())
 						require.NoError(t, err)
 						requireClean(t, ix, Options{}, fmt.Sprintf("view after %d keys", i+1))
@@ -83,7 +84,7 @@ func TestCheckGoldenPartialViews(t *testing.T) {
 			}
 			_, err := b.Complete()
 			require.NoError(t, err)
-			require.Equal(t, c.want, buf.Bytes())
+			require.Equal(t, c.Want, buf.Bytes())
 			require.Positive(t, views)
 		})
 	}
@@ -147,13 +148,13 @@ func checkSamples(t *testing.T) map[string]struct {
 		part partitioner.Partitioner
 		page int
 	}{}
-	for _, c := range loadGolden(t) {
-		if len(c.want) < 50_000 {
-			out["golden/"+c.name] = struct {
+	for _, c := range goldenindex.Cases(t) {
+		if len(c.Want) < 50_000 {
+			out["golden/"+c.Name] = struct {
 				file []byte
 				part partitioner.Partitioner
 				page int
-			}{c.want, c.part, 0}
+			}{c.Want, c.Partitioner, 0}
 		}
 	}
 	for i, ks := range keyset.Shapes {
@@ -329,8 +330,8 @@ func TestCheckReport(t *testing.T) {
 		page int
 	}
 	var samples []sample
-	for _, c := range loadGolden(t) {
-		samples = append(samples, sample{"golden/" + c.name, c.want, c.part, 0})
+	for _, c := range goldenindex.Cases(t) {
+		samples = append(samples, sample{"golden/" + c.Name, c.Want, c.Partitioner, 0})
 	}
 	r := rand.New(rand.NewPCG(8, 8))
 	file, _ := buildModel(t, partitioner.ByteOrdered, keyset.Shapes[0].Gen(r, 3000), r, 64)
@@ -396,11 +397,11 @@ func TestCheckReport(t *testing.T) {
 	}
 
 	// Problems: the first MaxProblems kept, all counted.
-	c := loadGolden(t)
+	c := goldenindex.Cases(t)
 	var data []byte
 	for _, gc := range c {
-		if gc.name == "murmur3-1000-int64" {
-			data = bytes.Clone(gc.want)
+		if gc.Name == "murmur3-1000-int64" {
+			data = bytes.Clone(gc.Want)
 		}
 	}
 	if data == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -122,20 +123,20 @@ func TestPartitionerNone(t *testing.T) {
 // partitioner, is refused under the others unless too small to tell, and
 // is detected.
 func TestPartitionerGolden(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		_, err := partitionindex.NewIndex(c.want, partitionindex.OpenOptions{Partitioner: c.part})
-		require.NoError(t, err, c.name)
-		p, err := DetectPartitioner(c.want)
-		if len(c.entries) <= 1 {
-			require.ErrorIs(t, err, ErrAmbiguousPartitioner, c.name)
+	for _, c := range goldenindex.Cases(t) {
+		_, err := partitionindex.NewIndex(c.Want, partitionindex.OpenOptions{Partitioner: c.Partitioner})
+		require.NoError(t, err, c.Name)
+		p, err := DetectPartitioner(c.Want)
+		if len(c.Entries) <= 1 {
+			require.ErrorIs(t, err, ErrAmbiguousPartitioner, c.Name)
 			continue
 		}
 		if errors.Is(err, ErrAmbiguousPartitioner) {
-			t.Logf("%s (%d keys): %v", c.name, len(c.entries), err)
+			t.Logf("%s (%d keys): %v", c.Name, len(c.Entries), err)
 			continue
 		}
-		require.NoError(t, err, c.name)
-		require.Equal(t, c.part, p, c.name)
+		require.NoError(t, err, c.Name)
+		require.Equal(t, c.Partitioner, p, c.Name)
 	}
 }
 

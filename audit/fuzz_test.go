@@ -7,7 +7,10 @@ import (
 	"io"
 	"testing"
 
+	"github.com/bti-go/bti/internal/fuzzinput"
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/internal/partitionfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -72,16 +75,13 @@ func FuzzAuditIndex(f *testing.F) {
 	for _, d := range readFuzzCorpus(f, "FuzzIndexReader") {
 		f.Add(d)
 	}
-	for _, file := range goldenFilesForFuzz(f) {
+	for _, file := range goldenindex.Files(f) {
 		if len(file) <= 64<<10 {
 			f.Add(file)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var keys [][]byte
-		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
-			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
-		}
+		keys := fuzzinput.Probes(data)
 		if _, err := DetectPartitioner(data); err != nil && !isCorrupt(err) && !isDetectError(err) {
 			t.Fatalf("DetectPartitioner: %T %v", err, err)
 		}
@@ -110,7 +110,7 @@ func FuzzAuditIndex(f *testing.F) {
 func FuzzAuditPartialView(f *testing.F) {
 	var buf bytes.Buffer
 	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: partitioner.ByteOrdered, PageSize: 64})
-	for i, k := range keyset.Decorate(partitioner.ByteOrdered, fuzzKeys([]byte("\x01a\x02ab\x03abc\x01b\x02b\x00\x04bbbb\x02c\xff\x01\x00\x03zzz"))) {
+	for i, k := range keyset.Decorate(partitioner.ByteOrdered, fuzzinput.Keys([]byte("\x01a\x02ab\x03abc\x01b\x02b\x00\x04bbbb\x02c\xff\x01\x00\x03zzz"))) {
 		if err := b.Add(&k, int64(i)); err != nil {
 			f.Fatal(err)
 		}
@@ -121,39 +121,15 @@ func FuzzAuditPartialView(f *testing.F) {
 		if view == nil {
 			continue
 		}
-		file := buf.Bytes()[:min(int64(buf.Len()), view.Cutoff)]
-		in := append(bytes.Clone(file), view.Tail...)
-		in = binary.BigEndian.AppendUint64(in, uint64(len(file)))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Root))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Cutoff))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Count))
-		keys := append([]byte{byte(len(view.FirstKey))}, view.FirstKey...)
-		keys = append(append(keys, byte(len(view.LastKey))), view.LastKey...)
+		in, keys := fuzzinput.ViewSeed(buf.Bytes(), (*partitionfile.View)(view))
 		f.Add(in, false, uint8(0), keys)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, noTail bool, part uint8, keys []byte) {
-		if len(data) < 32 {
+		file, fv, ok := fuzzinput.View(data, noTail, part, keys)
+		if !ok {
 			return
 		}
-		fields, rest := data[len(data)-32:], data[:len(data)-32]
-		fileLen := binary.BigEndian.Uint64(fields)
-		p := partitioner.ByteOrdered
-		if part != 0 {
-			p = partitioner.Partitioner(part - 1)
-		}
-		v := partitionindex.PartialIndex{
-			Partitioner: p,
-			Root:        int64(binary.BigEndian.Uint64(fields[8:])),
-			Cutoff:      int64(binary.BigEndian.Uint64(fields[16:])),
-			Count:       int64(binary.BigEndian.Uint64(fields[24:])),
-		}
-		if ks := fuzzKeys(keys); len(ks) > 0 {
-			v.FirstKey, v.LastKey = ks[0], ks[len(ks)-1]
-		}
-		file := rest
-		if !noTail && fileLen <= uint64(len(rest)) {
-			file, v.Tail = rest[:fileLen], rest[fileLen:]
-		}
+		v := (*partitionindex.PartialIndex)(&fv)
 		ix, err := v.NewIndex(file)
 		if err != nil {
 			return // partitionindex's FuzzPartialIndex checks the error
@@ -165,47 +141,20 @@ func FuzzAuditPartialView(f *testing.F) {
 	})
 }
 
-// fuzzKeys splits data into keys: each key is a length byte (mod 40)
-// followed by that many bytes (partitionindex's fuzz targets read keys the
-// same way).
-func fuzzKeys(data []byte) [][]byte {
-	var keys [][]byte
-	for len(data) > 0 {
-		n := min(int(data[0])%40, len(data)-1)
-		keys = append(keys, data[1:1+n])
-		data = data[1+n:]
-	}
-	return keys
-}
-
 // FuzzCheckRoundTrip: every file the builder writes, of any keys and
 // positions (every payload size, both signs) on any page size, passes
 // CheckPartitions with nothing to report, under its own partitioner and
 // with the partitioner detected; with increasing positions it passes
 // PositionsIncreasing as well.
 func FuzzCheckRoundTrip(f *testing.F) {
-	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), false, uint8(0))
-	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), true, uint8(1))
-	f.Add([]byte("\x04\x00\x00\x00\x00\x04\x00\x00\x00\x01\x04\xff\xff\xff\xff\x02\x00\xff"), true, uint8(2))
-	long := []byte{39}
-	long = append(long, bytes.Repeat([]byte{7}, 39)...)
-	f.Add(bytes.Repeat(long, 30), true, uint8(3))
-	f.Add(bytes.Repeat([]byte("\x08abcdefgh\x01\x00"), 20), false, uint8(3))
+	fuzzinput.AddBuildSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, byteOrdered bool, pageSel uint8) {
-		p := partitioner.Murmur3
-		if byteOrdered {
-			p = partitioner.ByteOrdered
-		}
-		pageSize := []int{0, 64, 128, 512}[pageSel%4]
-		keys := keyset.Decorate(p, fuzzKeys(data))
+		p, pageSize, keys := fuzzinput.Build(data, byteOrdered, pageSel)
 		for _, increasing := range []bool{false, true} {
 			var buf bytes.Buffer
 			b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: p, PageSize: pageSize})
 			for i, k := range keys {
-				pos := int64(i) << (7 * (i % 9)) // every payload size
-				if i%2 == 1 {
-					pos = ^pos // both signs
-				}
+				pos := fuzzinput.Position(i)
 				if increasing {
 					pos = int64(i)
 				}

@@ -6,15 +6,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keyset"
-	"github.com/bti-go/bti/internal/keystsv"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -22,58 +22,11 @@ import (
 // Test helpers the checks' tests share, written against the engine's
 // public API (partitionindex's own tests have their own).
 
-type goldenCase struct {
-	name     string
-	part     partitioner.Partitioner
-	entries  []keystsv.Entry
-	want     []byte // Cassandra's Partitions.db
-	partials []golden.Partial
-}
-
-// loadGolden reads every Cassandra-written case (skipping if absent).
-func loadGolden(t testing.TB) []goldenCase {
-	t.Helper()
-	var cases []goldenCase
-	for _, gc := range golden.Cases(t) {
-		p, err := partitioner.Parse(gc.Partitioner)
-		require.NoError(t, err, "golden case %s", gc.Name)
-		cases = append(cases, goldenCase{
-			name:     gc.Name,
-			part:     p,
-			entries:  gc.Entries(t),
-			want:     gc.PartitionsDB(t),
-			partials: gc.Partials,
-		})
-	}
-	return cases
-}
-
-// goldenFilesForFuzz returns the Cassandra-written Partitions.db files to
-// seed a fuzz target with (none where the folder is absent).
-func goldenFilesForFuzz(f *testing.F) [][]byte {
-	root, err := golden.Dir()
-	if err != nil {
-		f.Fatal(err)
-	}
-	paths, _ := filepath.Glob(filepath.Join(root, "*", "Partitions.db"))
-	if len(paths) == 0 {
-		f.Logf("golden cases not found at %s; seeding from testdata only", root)
-	}
-	var files [][]byte
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			files = append(files, data)
-		}
-	}
-	return files
-}
-
 // checkPartial takes the early-open view the golden case says Cassandra
 // took at this point, requires it to be that one (root, count, cutoff and
 // the sha256 of its tail, as partitionindex's golden test does) and
 // returns it, or nil where Cassandra's request was refused.
-func checkPartial(t *testing.T, c goldenCase, b *partitionindex.Builder, buf *bytes.Buffer, want golden.Partial) *partitionindex.PartialIndex {
+func checkPartial(t *testing.T, c goldenindex.Case, b *partitionindex.Builder, buf *bytes.Buffer, want golden.Partial) *partitionindex.PartialIndex {
 	t.Helper()
 	got, err := b.BuildPartialSynced(0, 0)
 	require.NoError(t, err)
@@ -108,25 +61,11 @@ func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
 func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, int) {
 	t.Helper()
 	keys := keyset.Decorate(p, raws)
-	positions := make([]int64, len(keys))
-	used := map[int64]bool{}
-	for i := range keys {
-		for {
-			v := int64(i+1)<<(r.IntN(8)*7) + int64(r.IntN(1000))
-			if r.IntN(2) == 0 {
-				v = ^v
-			}
-			if !used[v] {
-				used[v] = true
-				positions[i] = v
-				break
-			}
-		}
-	}
+	positions := keyset.UniquePositions(r, len(keys))
 	var files [2][]byte
-	for i, path := range []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference} {
+	for i, path := range buildpath.All {
 		var buf bytes.Buffer
-		b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: p, Path: path, PageSize: pageSize})
+		b := workload.NewPathBuilder(&buf, partitionindex.Options{Partitioner: p, PageSize: pageSize}, path)
 		for j, k := range keys {
 			require.NoError(t, b.Add(&k, positions[j]))
 		}

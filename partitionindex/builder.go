@@ -1,57 +1,21 @@
 package partitionindex
 
 import (
-	"bytes"
-	"encoding/binary"
-	"errors"
 	"io"
-	"slices"
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/indexfile"
+	"github.com/bti-go/bti/internal/partitionfile"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/ring"
 	"github.com/bti-go/bti/trie"
 )
 
-// Path selects how the builder produces the byte-comparable prefixes it
-// hands to the trie. Both paths write identical files.
-type Path uint8
-
-const (
-	// PathScratch encodes each key once into a slot of a three-slot ring
-	// and hands the trie sub-slices of it: no allocation per key.
-	PathScratch Path = iota
-	// PathReference is the straightforward allocating way, as Cassandra did
-	// before it reused scratch bytes: keys are kept as decorated keys and
-	// encoded afresh for every use. It exists to check and measure the
-	// scratch path.
-	PathReference
-)
-
-func (p Path) String() string {
-	if p == PathReference {
-		return "reference"
-	}
-	return "scratch"
-}
-
-// ParsePath parses "scratch" or "reference".
-func ParsePath(s string) (Path, error) {
-	switch s {
-	case "scratch":
-		return PathScratch, nil
-	case "reference":
-		return PathReference, nil
-	}
-	return 0, errors.New("partitionindex: unknown path " + s + " (want scratch or reference)")
-}
-
-// Options configures a Builder. The zero value builds a Murmur3 index on the
-// scratch path with Cassandra's 4096-byte pages.
+// Options configures a Builder. The zero value builds a Murmur3 index with
+// Cassandra's 4096-byte pages.
 type Options struct {
 	Partitioner partitioner.Partitioner
-	Path        Path
 	// PageSize is for tests only: any value but 0 or 4096 gives files
 	// Cassandra did not write (though they read back fine).
 	PageSize int
@@ -103,21 +67,19 @@ type Builder struct {
 	// of accepting a key the finished trie would then refuse forever.
 	finishing bool
 
-	keys ring.Ring // scratch path: encodings of the last keys
-	// Murmur3 on the scratch path (murmur3.go): the pending (Current) and
+	keys ring.Ring // encodings of the last keys
+	// Murmur3 keys (murmur3.go): the pending (Current) and
 	// the trie's last (Previous) key may hold only their token encoded,
 	// followed by their raw bytes; lastToken is the pending key's token.
 	pendingRaw, previousRaw bool
 	lastToken               int64
 	rawTmp                  []byte // completePending's copy of the raw bytes
-	// bytesKeys encodes ByteOrdered keys on the scratch path, copying the
+	// bytesKeys encodes ByteOrdered keys, copying the
 	// escaped prefix a key shares with the previous one from the ring.
 	bytesKeys bytecomparable.BytesKeyEncoder
-	payload   [9]byte         // scratch for one payload
-	lastRef   partitioner.Key // reference path: the pending key (owns its bytes)
-	prevRef   partitioner.Key // reference path: the key last added to the trie
+	payload   [9]byte // scratch for one payload
 
-	partial partialState
+	partial partitionfile.EarlyOpen
 }
 
 // NewBuilder returns a Builder that writes to w, whose current position is
@@ -147,9 +109,7 @@ func (b *Builder) Reset(w io.Writer, opts Options) {
 	b.keys.Reset()
 	b.pendingRaw, b.previousRaw = false, false
 	b.bytesKeys.Reset()
-	b.lastRef = partitioner.Key{}
-	b.prevRef = partitioner.Key{}
-	b.partial = partialState{}
+	b.partial = partitionfile.EarlyOpen{}
 }
 
 // Count returns the number of entries accepted.
@@ -178,12 +138,9 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		return err
 	}
 	var err error
-	switch {
-	case b.opts.Path == PathReference:
-		err = b.addReference(key, position)
-	case key.Partitioner == partitioner.Murmur3:
+	if key.Partitioner == partitioner.Murmur3 {
 		err = b.addMurmur3(key, position)
-	default:
+	} else {
 		err = b.addScratch(key, position)
 	}
 	if err != nil {
@@ -226,23 +183,12 @@ func (b *Builder) Check(key *partitioner.Key) error {
 }
 
 func (b *Builder) checkEntry(key *partitioner.Key, position int64) error {
-	var reason error
-	switch {
-	case key.Partitioner != b.opts.Partitioner:
-		reason = ErrPartitioner
-	case len(key.Raw) > partitioner.MaxKeyLength:
-		reason = ErrKeyTooLong
-	case position == notFound:
-		reason = ErrPosition
-	default:
-		return nil
-	}
-	return &KeyError{Err: reason, Index: b.count, Key: bytes.Clone(key.Raw), Pos: position}
+	return partitionfile.CheckEntry(b.opts.Partitioner, b.count, key, position)
 }
 
 // orderError builds the error for a key that does not sort after prev.
 func (b *Builder) orderError(prevRaw []byte, key *partitioner.Key, position int64) error {
-	return &KeyError{Err: ErrKeyOrder, Index: b.count, Key: bytes.Clone(key.Raw), Prev: bytes.Clone(prevRaw), Pos: position}
+	return partitionfile.OrderError(b.count, prevRaw, key, position)
 }
 
 // addScratch encodes key into the free ring slot, compares it with the
@@ -289,7 +235,7 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 // need not compare them again.
 func (b *Builder) addPending(prev []byte, diff int) error {
 	cut := min(max(diff, b.lastDiff), len(prev))
-	p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+	p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
 	shared := 0
 	if b.trie.Count() > 0 {
 		shared = b.lastDiff - 1
@@ -299,40 +245,6 @@ func (b *Builder) addPending(prev []byte, diff int) error {
 	}
 	b.lastDiff = diff
 	return nil
-}
-
-// addReference does the same job allocating fresh encodings for every use.
-func (b *Builder) addReference(key *partitioner.Key, position int64) error {
-	if b.hasLast {
-		prevEnc := b.lastRef.AppendComparable(nil)
-		enc := key.AppendComparable(nil)
-		diff := naiveDiffPoint(prevEnc, enc)
-		if diff > len(enc) || enc[diff-1] < prevEnc[diff-1] {
-			return b.orderError(b.lastRef.Raw, key, position)
-		}
-		prefix := b.lastRef.AppendComparable(nil) // encoded again, as the cut does
-		prefix = prefix[:min(max(diff, b.lastDiff), len(prefix))]
-		p, flags := appendPayload(nil, b.lastHash, b.lastPos)
-		if err := b.trie.Add(prefix, flags, p); err != nil {
-			return err
-		}
-		b.prevRef = b.lastRef
-		b.lastDiff = diff
-	}
-	owned := *key
-	owned.Raw = bytes.Clone(key.Raw)
-	b.lastRef = owned
-	return nil
-}
-
-// naiveDiffPoint is diffPoint computed a byte at a time, as the reference
-// path's streams did.
-func naiveDiffPoint(a, b []byte) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i + 1
 }
 
 // decodeRaw recovers the raw partition key from an encoding in the ring.
@@ -370,9 +282,6 @@ func (b *Builder) slotRaw(enc []byte, raw bool) []byte {
 
 // lastRaw returns the raw bytes of the pending (most recent) key.
 func (b *Builder) lastRaw() []byte {
-	if b.opts.Path == PathReference {
-		return b.lastRef.Raw
-	}
 	return b.slotRaw(b.keys.Current(), b.pendingRaw)
 }
 
@@ -382,25 +291,20 @@ func (b *Builder) lastTrieRaw() []byte {
 	if b.trie.Count() == 0 {
 		return nil
 	}
-	if b.opts.Path == PathReference {
-		return b.prevRef.Raw
-	}
 	return b.slotRaw(b.keys.Previous(), b.previousRaw)
 }
 
-// Complete adds the pending key, finishes the trie and writes the footer:
+// Complete adds the pending key, finishes the trie and writes the footer
+// after its root, the last node (the layout is in doc.go and
+// internal/partitionfile.AppendFooter):
 //
-//	[trie nodes ... root]                      root is the last node
-//	[u16 len][first partition key, raw bytes]  firstKeyPos
-//	[u16 len][last partition key, raw bytes]
-//	[i64 firstKeyPos][i64 key count][i64 root position]   big-endian
+//	[trie nodes ... root][u16 len][first key][u16 len][last key][i64 firstKeyPos][i64 count][i64 root] It returns the file's Metadata
 //
-// An empty index stores two zero lengths. It returns the file's Metadata
 // (key count, size, root position, pages). On a write error, calling
 // Complete again retries, and once it succeeds returns the same Metadata.
 func (b *Builder) Complete() (Metadata, error) {
 	b.finishing = true
-	b.partial.consumer = nil // a pending early-open view never fires now
+	b.partial.Drop() // a pending early-open view never fires now
 	// Hand over a full buffer first, as every call does before it
 	// produces bytes (the trie's common path leaves it to the next call).
 	if b.out.Full() {
@@ -409,13 +313,8 @@ func (b *Builder) Complete() (Metadata, error) {
 		}
 	}
 	if b.hasLast && !b.inTrie {
-		var enc []byte
-		if b.opts.Path == PathReference {
-			enc = b.lastRef.AppendComparable(nil)
-		} else {
-			enc = b.keys.Current() // complete wherever lastDiff reaches (murmur3.go)
-		}
-		p, flags := appendPayload(b.payload[:0], b.lastHash, b.lastPos)
+		enc := b.keys.Current() // complete wherever lastDiff reaches (murmur3.go)
+		p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
 		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {
 			return Metadata{}, err
 		}
@@ -446,13 +345,5 @@ func (b *Builder) appendFooter(dst []byte, firstKeyPos, count, root int64) []byt
 	if b.hasLast {
 		first, last = b.firstKey, b.lastRaw()
 	}
-	dst = slices.Grow(dst, 2+len(first)+2+len(last)+3*8)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(first)))
-	dst = append(dst, first...)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(last)))
-	dst = append(dst, last...)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(firstKeyPos))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(count))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(root))
-	return dst
+	return partitionfile.AppendFooter(dst, first, last, firstKeyPos, count, root)
 }

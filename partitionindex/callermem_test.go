@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/partitioner"
 )
 
 // Caller memory: the builder and the reader copy what they keep, so a
@@ -58,14 +61,14 @@ func TestCallerMemoryBuild(t *testing.T) {
 		for _, k := range s.keys {
 			maxLen = max(maxLen, len(k))
 		}
-		for _, path := range []Path{PathScratch, PathReference} {
+		for _, path := range buildpath.All {
 			for _, cl := range keyClobbers {
 				t.Run(fmt.Sprintf("%s/%v/%s", s.name, path, cl.name), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(1, 2))
 					// One buffer for every key, with room for the shift.
 					buf := make([]byte, maxLen+1)
 					var out bytes.Buffer
-					b := NewBuilder(&out, s.opts(path))
+					b := newPathBuilder(&out, s.opts(), path)
 					for i, k := range s.keys {
 						key := buf[:copy(buf, k)]
 						if i%2 == 0 {
@@ -122,33 +125,22 @@ func TestCallerMemoryReader(t *testing.T) {
 			for i := 0; i < len(s.keys); i += step {
 				k := s.keys[i]
 				fk := s.part.Decorate(k)
-				wantPos, wantOK, err := fresh.Get(&fk)
-				require.NoError(t, err)
-				key := startBuf[:copy(startBuf, k)]
-				dk := s.part.Decorate(key)
-				pos, ok, err := reused.Get(&dk)
-				cl.fn(r, startBuf)
-				require.NoError(t, err)
-				require.Equal(t, wantOK, ok)
-				require.Equal(t, wantPos, pos)
-
-				wantPos, wantOK, err = fresh.Ceiling(&fk, keyAt)
-				require.NoError(t, err)
-				key = startBuf[:copy(startBuf, k)]
-				dk = s.part.Decorate(key)
-				pos, ok, err = reused.Ceiling(&dk, keyAt)
-				cl.fn(r, startBuf)
-				require.NoError(t, err)
-				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})
-
-				wantPos, wantOK, err = fresh.Floor(&fk, keyAt)
-				require.NoError(t, err)
-				key = startBuf[:copy(startBuf, k)]
-				dk = s.part.Decorate(key)
-				pos, ok, err = reused.Floor(&dk, keyAt)
-				cl.fn(r, startBuf)
-				require.NoError(t, err)
-				require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok})
+				for _, lookup := range []struct {
+					name string
+					fn   func(rd *Reader, key *partitioner.Key) (int64, bool, error)
+				}{
+					{"Get", func(rd *Reader, key *partitioner.Key) (int64, bool, error) { return rd.Get(key) }},
+					{"Ceiling", func(rd *Reader, key *partitioner.Key) (int64, bool, error) { return rd.Ceiling(key, keyAt) }},
+					{"Floor", func(rd *Reader, key *partitioner.Key) (int64, bool, error) { return rd.Floor(key, keyAt) }},
+				} {
+					wantPos, wantOK, err := lookup.fn(fresh, &fk)
+					require.NoError(t, err)
+					dk := s.part.Decorate(startBuf[:copy(startBuf, k)])
+					pos, ok, err := lookup.fn(reused, &dk)
+					cl.fn(r, startBuf)
+					require.NoError(t, err, lookup.name)
+					require.Equal(t, [2]any{wantPos, wantOK}, [2]any{pos, ok}, lookup.name)
+				}
 
 				// A scan over the next few keys, with both bounds in
 				// caller buffers clobbered right after Scan and after

@@ -1,13 +1,12 @@
 package partitionindex
 
-import "github.com/bti-go/bti/internal/invariants"
-
 // BuildPartialSynced takes an early-open view for a caller whose three files
 // are synced together: the data file is already flushed to dataEnd and the
 // row index to rowIndexEnd. It flushes this index's buffered bytes, takes the
 // view (BuildPartial) and reports all three files synced, so the view is
 // ready when it returns. This is the sequence Cassandra's compaction runs
-// when it opens an sstable early, written once:
+// when it opens an sstable early, written once (in
+// internal/partitionfile, for both builders):
 //
 //	Flush
 //	BuildPartial(rowIndexEnd, dataEnd, ready)
@@ -25,25 +24,9 @@ import "github.com/bti-go/bti/internal/invariants"
 // Callers whose files are flushed at different times use BuildPartial and
 // the Mark*Synced calls directly.
 func (b *Builder) BuildPartialSynced(rowIndexEnd, dataEnd int64) (*PartialIndex, error) {
-	if err := b.Flush(); err != nil {
-		return nil, err
+	if b.finishing {
+		return nil, ErrFinished
 	}
-	flushed := b.Position()
-	var view *PartialIndex
-	accepted, err := b.BuildPartial(rowIndexEnd, dataEnd, func(p *PartialIndex) { view = p })
-	if err != nil {
-		return nil, err
-	}
-	// BuildPartial writes nothing (the view's unwritten nodes go to its own
-	// tail), so Position is still the flushed position the view needs.
-	if invariants.Enabled && b.Position() != flushed {
-		panic("partitionindex: BuildPartial buffered file bytes; the index is not synced to Position")
-	}
-	b.MarkDataSynced(dataEnd)
-	b.MarkRowIndexSynced(rowIndexEnd)
-	b.MarkPartitionIndexSynced(b.Position())
-	if invariants.Enabled && accepted && view == nil {
-		panic("partitionindex: an accepted early-open view was not ready after all three files were marked synced")
-	}
-	return view, nil
+	v, err := b.partial.RequestSynced(&b.trie, &b.out, b.opts.Partitioner, b.firstKey, b.lastTrieRaw(), rowIndexEnd, dataEnd)
+	return (*PartialIndex)(v), err
 }

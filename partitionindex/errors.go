@@ -2,12 +2,14 @@ package partitionindex
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/bti-go/bti/internal/indexfile"
-	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/internal/partitionfile"
 )
 
+// The builder's refusal sentinels (ErrKeyTooLong, ErrPosition,
+// ErrPartitioner, ErrFinished) are defined in internal/partitionfile, so
+// that the reference builder the tests compare with returns the same values.
 var (
 	// ErrKeyOrder: a key is not strictly greater than the previous one in
 	// the partitioner's decorated-key order (this includes duplicates).
@@ -17,15 +19,15 @@ var (
 	// ErrKeyTooLong: a partition key longer than partitioner.MaxKeyLength
 	// bytes, the most the footer's (and Cassandra's) unsigned 16-bit length
 	// can hold.
-	ErrKeyTooLong = errors.New("partitionindex: key too long (more than " + strconv.Itoa(partitioner.MaxKeyLength) + " bytes)")
+	ErrKeyTooLong = partitionfile.ErrKeyTooLong
 	// ErrPosition: a position that cannot be stored (math.MinInt64 is
 	// Cassandra's "not found" marker).
-	ErrPosition = errors.New("partitionindex: position cannot be encoded")
+	ErrPosition = partitionfile.ErrPosition
 	// ErrPartitioner: a key decorated by another partitioner than the
 	// builder's or reader's, or a partitioner value that names none.
-	ErrPartitioner = errors.New("partitionindex: key from another partitioner")
+	ErrPartitioner = partitionfile.ErrPartitioner
 	// ErrFinished: the builder was completed (or closed).
-	ErrFinished = errors.New("partitionindex: builder already completed")
+	ErrFinished = partitionfile.ErrFinished
 	// ErrClosed: the index or reader handle was closed.
 	ErrClosed = errors.New("partitionindex: index closed")
 	// ErrNoKeyAt: Ceiling or Floor was called without the KeyAt that

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -166,9 +167,9 @@ func (c exCase) String() string {
 // must agree.
 func buildEx(c exCase) ([]byte, error) {
 	var files [2][]byte
-	for i, path := range []Path{PathScratch, PathReference} {
+	for i, path := range buildpath.All {
 		var buf bytes.Buffer
-		b := NewBuilder(&buf, Options{Partitioner: c.set.p, Path: path, PageSize: c.pageSize})
+		b := newPathBuilder(&buf, Options{Partitioner: c.set.p, PageSize: c.pageSize}, path)
 		for j := range c.set.entries {
 			e := &c.set.entries[j]
 			if err := b.Add(&e.key, e.pos); err != nil {

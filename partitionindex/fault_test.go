@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -75,8 +77,8 @@ type orderedInput struct {
 	checked map[int]bool   // clean builds checkIndexFile has read back
 }
 
-func (s *orderedInput) opts(path Path) Options {
-	return Options{Partitioner: s.part, Path: path, PageSize: s.pageSize}
+func (s *orderedInput) opts() Options {
+	return Options{Partitioner: s.part, PageSize: s.pageSize}
 }
 
 // cleanBuild returns the file a fault-free build of the first n keys writes.
@@ -89,7 +91,7 @@ func (s *orderedInput) cleanBuild(t testing.TB, n int) []byte {
 		return f
 	}
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, s.opts(PathScratch))
+	b := NewBuilder(&buf, s.opts())
 	for i := range n {
 		require.NoError(t, addRaw(b, s.keys[i], s.pos[i]))
 	}
@@ -192,17 +194,17 @@ func awkwardInputs(short bool) []*orderedInput {
 // clean build below is built the same way, so the comparison stands).
 func goldenInputs(t *testing.T, maxKeys int) []*orderedInput {
 	var sets []*orderedInput
-	for _, c := range loadGolden(t) {
-		if len(c.entries) > maxKeys {
+	for _, c := range goldenindex.Cases(t) {
+		if len(c.Entries) > maxKeys {
 			continue
 		}
-		s := &orderedInput{name: "golden-" + c.name, part: c.part}
-		for _, e := range c.entries {
+		s := &orderedInput{name: "golden-" + c.Name, part: c.Partitioner}
+		for _, e := range c.Entries {
 			s.keys = append(s.keys, e.Key)
 			s.pos = append(s.pos, e.Pos)
 		}
-		if len(c.partials) == 0 {
-			s.clean = map[int][]byte{len(s.keys): c.want}
+		if len(c.Partials) == 0 {
+			s.clean = map[int][]byte{len(s.keys): c.Want}
 		}
 		sets = append(sets, s)
 	}
@@ -227,9 +229,9 @@ func faultInputs(t *testing.T) []*orderedInput {
 }
 
 // countWrites returns how many Write calls a fault-free build makes.
-func countWrites(t *testing.T, s *orderedInput, path Path, flushEach bool) int {
+func countWrites(t *testing.T, s *orderedInput, path buildpath.Path, flushEach bool) int {
 	w := &faultWriter{}
-	b := NewBuilder(w, s.opts(path))
+	b := newPathBuilder(w, s.opts(), path)
 	for i := range s.keys {
 		require.NoError(t, addRaw(b, s.keys[i], s.pos[i]))
 		if flushEach {
@@ -278,7 +280,7 @@ func checkIndexFile(t *testing.T, s *orderedInput, file []byte, n int, root int6
 // and then with the injected error. After
 // a failed Complete the builder is finishing: Add and BuildPartial
 // refuse with ErrFinished, and only Complete goes on.
-func retryComplete(t *testing.T, b *Builder, extra []byte, maxFailures int) int64 {
+func retryComplete(t *testing.T, b indexBuilder, extra []byte, maxFailures int) int64 {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
 		m, err := b.Complete()
@@ -310,9 +312,9 @@ func keyAfterInput(s *orderedInput) []byte {
 
 // stopAfterFailedWrite fails Write call n, then stops adding and completes: the file is
 // the clean build of exactly the keys accepted before the failure.
-func stopAfterFailedWrite(t *testing.T, s *orderedInput, path Path, flushEach, short bool, n int) {
+func stopAfterFailedWrite(t *testing.T, s *orderedInput, path buildpath.Path, flushEach, short bool, n int) {
 	w := &faultWriter{failAt: n, short: short}
-	b := NewBuilder(w, s.opts(path))
+	b := newPathBuilder(w, s.opts(), path)
 	accepted := 0
 loop:
 	for i := range s.keys {
@@ -360,9 +362,9 @@ loop:
 
 // retryFailedWrite fails Write call n (or every odd call), retries the failed call
 // and goes on: the file is the clean build of all keys.
-func retryFailedWrite(t *testing.T, s *orderedInput, path Path, flushEach, short bool, n int) {
+func retryFailedWrite(t *testing.T, s *orderedInput, path buildpath.Path, flushEach, short bool, n int) {
 	w := &faultWriter{failAt: n, failOdd: n == 0, short: short}
-	b := NewBuilder(w, s.opts(path))
+	b := newPathBuilder(w, s.opts(), path)
 	for i := range s.keys {
 		for attempt := 0; ; attempt++ {
 			before, count := b.Position(), b.Count()
@@ -403,7 +405,7 @@ func retryFailedWrite(t *testing.T, s *orderedInput, path Path, flushEach, short
 // checkFinished checks the state after a successful Complete: Add
 // and BuildPartial return ErrFinished, Complete returns the same root again
 // and writes nothing more.
-func checkFinished(t *testing.T, b *Builder, w *faultWriter, root int64, extra []byte) {
+func checkFinished(t *testing.T, b indexBuilder, w *faultWriter, root int64, extra []byte) {
 	t.Helper()
 	size := w.buf.Len()
 	require.ErrorIs(t, addRaw(b, extra, 1), ErrFinished)
@@ -424,7 +426,7 @@ func TestFaultAtomicity(t *testing.T) {
 			// with whole and short failures taking turns over N; the
 			// reference path allocates three encodings per key.
 			big := strings.HasPrefix(s.name, "golden-") && len(s.keys) > 1000
-			paths := []Path{PathScratch, PathReference}
+			paths := buildpath.All[:]
 			if big {
 				paths = paths[:1]
 			}
@@ -462,14 +464,14 @@ func TestFaultCompleteBurst(t *testing.T) {
 		}
 	}
 	require.NotNil(t, s)
-	for _, path := range []Path{PathScratch, PathReference} {
+	for _, path := range buildpath.All {
 		writes := countWrites(t, s, path, false)
 		// The burst, then the rest of the trie with the footer appended
 		// to it (they used to go out as two writes, the footer last).
 		require.Equal(t, 2, writes, "the whole file is written by Complete, in two writes")
 		for _, short := range []bool{false, true} {
 			w := &faultWriter{failAt: 1, short: short}
-			b := NewBuilder(w, s.opts(path))
+			b := newPathBuilder(w, s.opts(), path)
 			for i := range s.keys {
 				require.NoError(t, addRaw(b, s.keys[i], s.pos[i]))
 			}

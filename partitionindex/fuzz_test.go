@@ -6,36 +6,15 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/bti-go/bti/internal/golden"
-	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/fuzzinput"
+	"github.com/bti-go/bti/internal/goldenindex"
+	"github.com/bti-go/bti/internal/partitionfile"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
-
-// goldenFilesForFuzz returns the golden Partitions.db files, or none when
-// the shared folder is absent (the committed corpus still runs).
-func goldenFilesForFuzz(f *testing.F) [][]byte {
-	root, err := golden.Dir()
-	if err != nil {
-		f.Fatal(err)
-	}
-	paths, _ := filepath.Glob(filepath.Join(root, "*", "Partitions.db"))
-	if len(paths) == 0 {
-		f.Logf("golden cases not found at %s; seeding from testdata only", root)
-	}
-	var files [][]byte
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			files = append(files, data)
-		}
-	}
-	return files
-}
 
 // FuzzIndexReader opens arbitrary bytes as an index and, if they open, runs
 // every kind of lookup on keys taken from the input and on the footer's
@@ -49,7 +28,7 @@ func FuzzIndexReader(f *testing.F) {
 	// executions in 150 s), and up to 64 KiB under -short and -race. As a
 	// plain test, every file is a seed.
 	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
-	for _, file := range goldenFilesForFuzz(f) {
+	for _, file := range goldenindex.Files(f) {
 		if fuzzing && len(file) > 16<<10 || (testing.Short() || raceEnabled) && len(file) > 64<<10 {
 			continue
 		}
@@ -81,7 +60,7 @@ func FuzzIndexReader(f *testing.F) {
 				}
 				s := newOrderedInput("seed", p, pageSize, r, raws)
 				var buf bytes.Buffer
-				b := NewBuilder(&buf, s.opts(PathScratch))
+				b := NewBuilder(&buf, s.opts())
 				for i := range s.keys {
 					if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 						f.Fatal(err)
@@ -95,10 +74,7 @@ func FuzzIndexReader(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var keys [][]byte
-		for i := 0; i < len(data) && len(keys) < 4; i += 1 + len(data)/4 {
-			keys = append(keys, data[i:min(len(data), i+1+int(data[i])%24)])
-		}
+		keys := fuzzinput.Probes(data)
 		for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 			if _, err := NewIndex(data, OpenOptions{Partitioner: p}); err != nil && !isCorrupt(err) && !isMismatch(err) {
 				t.Fatalf("NewIndex: %T %v is neither a *CorruptError nor a *PartitionerMismatchError", err, err)
@@ -112,28 +88,33 @@ func FuzzIndexReader(f *testing.F) {
 				}
 				continue
 			}
-			rd, err := ix.OpenReader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			all := append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...)
-			if err := exerciseReader(rd, p, all, len(data)+1); err != nil {
-				t.Fatal(err)
-			}
-			// The dump reads every reachable node (the audit package's
-			// FuzzAuditIndex runs its own dumps and checks on these
-			// bytes).
-			if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
-				t.Fatalf("Trie.Dump: %T %v", err, err)
-			}
-			if err := rd.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := ix.Close(); err != nil {
-				t.Fatal(err)
-			}
+			exerciseIndex(t, ix, append([][]byte{ix.FirstKey(), ix.LastKey(), nil}, keys...), len(data)+1)
 		}
 	})
+}
+
+// exerciseIndex runs every lookup of exerciseReader for probes on ix, then
+// the trie's dump, which reads every reachable node (the audit package's
+// fuzz targets run its own dumps and checks on the same bytes), and closes
+// ix. Errors must be corruption.
+func exerciseIndex(t *testing.T, ix *Index, probes [][]byte, limit int) {
+	t.Helper()
+	rd, err := ix.OpenReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exerciseReader(rd, ix.Partitioner(), probes, limit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
+		t.Fatalf("Trie.Dump: %T %v", err, err)
+	}
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func isCorrupt(err error) bool {
@@ -146,52 +127,26 @@ func isMismatch(err error) bool {
 	return ok && me != nil && errors.Is(err, ErrPartitionerMismatch)
 }
 
-// fuzzKeys splits data into keys: each key is a length byte (mod 40)
-// followed by that many bytes.
-func fuzzKeys(data []byte) [][]byte {
-	var keys [][]byte
-	for len(data) > 0 {
-		n := min(int(data[0])%40, len(data)-1)
-		keys = append(keys, data[1:1+n])
-		data = data[1+n:]
-	}
-	return keys
-}
-
 // FuzzBuildRoundTrip builds the keys found in the input (sorted and
 // deduplicated by the partitioner's order) on both paths and with a Reset
 // builder: the three files must be identical and every key must resolve to
 // its position (the audit package's FuzzCheckRoundTrip checks such files
 // pass its check).
 func FuzzBuildRoundTrip(f *testing.F) {
-	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), false, uint8(0))
-	f.Add([]byte("\x03abc\x02ab\x01a\x00\x05zzzzz"), true, uint8(1))
-	f.Add([]byte("\x04\x00\x00\x00\x00\x04\x00\x00\x00\x01\x04\xff\xff\xff\xff\x02\x00\xff"), true, uint8(2))
-	long := []byte{39}
-	long = append(long, bytes.Repeat([]byte{7}, 39)...)
-	f.Add(bytes.Repeat(long, 30), true, uint8(3))
-	f.Add(bytes.Repeat([]byte("\x08abcdefgh\x01\x00"), 20), false, uint8(3))
+	fuzzinput.AddBuildSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, byteOrdered bool, pageSel uint8) {
-		p := partitioner.Murmur3
-		if byteOrdered {
-			p = partitioner.ByteOrdered
-		}
-		pageSize := []int{0, 64, 128, 512}[pageSel%4]
-		keys := keyset.Decorate(p, fuzzKeys(data))
+		p, pageSize, keys := fuzzinput.Build(data, byteOrdered, pageSel)
 		pos := make([]int64, len(keys))
 		for i := range pos {
-			// Every payload size, both signs.
-			pos[i] = int64(i) << (7 * (i % 9))
-			if i%2 == 1 {
-				pos[i] = ^pos[i]
-			}
+			pos[i] = fuzzinput.Position(i)
 		}
 		var files [3]bytes.Buffer
 		var roots [3]int64
-		b := NewBuilder(&files[0], Options{Partitioner: p, PageSize: pageSize})
-		for run, path := range []Path{PathScratch, PathReference, PathScratch} {
-			if run > 0 {
-				b.Reset(&files[run], Options{Partitioner: p, Path: path, PageSize: pageSize})
+		opts := Options{Partitioner: p, PageSize: pageSize}
+		scratch := NewBuilder(&files[0], opts)
+		for run, b := range []indexBuilder{scratch, newPathBuilder(&files[1], opts, buildpath.Reference), scratch} {
+			if run == 2 {
+				scratch.Reset(&files[run], opts)
 			}
 			for i, k := range keys {
 				if err := b.Add(&k, pos[i]); err != nil {
@@ -257,7 +212,7 @@ func FuzzPartialIndex(f *testing.F) {
 	}
 	s := newOrderedInput("partial-seed", partitioner.ByteOrdered, 64, r, raws)
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, s.opts(PathScratch))
+	b := NewBuilder(&buf, s.opts())
 	for i := range s.keys {
 		if err := addRaw(b, s.keys[i], s.pos[i]); err != nil {
 			f.Fatal(err)
@@ -282,15 +237,7 @@ func FuzzPartialIndex(f *testing.F) {
 		if view == nil {
 			f.Fatal("view not handed out")
 		}
-		file := buf.Bytes()[:min(int64(buf.Len()), view.Cutoff)]
-		in := append(bytes.Clone(file), view.Tail...)
-		in = binary.BigEndian.AppendUint64(in, uint64(len(file)))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Root))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Cutoff))
-		in = binary.BigEndian.AppendUint64(in, uint64(view.Count))
-		// The view's footer keys, as fuzzKeys reads them.
-		keys := append([]byte{byte(len(view.FirstKey))}, view.FirstKey...)
-		keys = append(append(keys, byte(len(view.LastKey))), view.LastKey...)
+		in, keys := fuzzinput.ViewSeed(buf.Bytes(), (*partitionfile.View)(view))
 		f.Add(in, false, uint8(0), keys)
 	}
 	f.Add(make([]byte, 32), true, uint8(0), []byte(nil))
@@ -298,30 +245,13 @@ func FuzzPartialIndex(f *testing.F) {
 	f.Add(binary.BigEndian.AppendUint64(make([]byte, 16), 1<<63|5), false, uint8(0), []byte(nil))
 	f.Add(make([]byte, 32), false, uint8(4), []byte("\x01a\x01b")) // no such partitioner
 	f.Fuzz(func(t *testing.T, data []byte, noTail bool, part uint8, keys []byte) {
-		if len(data) < 32 {
-			return
-		}
-		fields, rest := data[len(data)-32:], data[:len(data)-32]
-		fileLen := binary.BigEndian.Uint64(fields)
 		// part 0 is ByteOrdered (the seeds'), 1..3 are Murmur3,
 		// ByteOrdered and Random, and anything above is no partitioner.
-		p := partitioner.ByteOrdered
-		if part != 0 {
-			p = partitioner.Partitioner(part - 1)
+		file, fv, ok := fuzzinput.View(data, noTail, part, keys)
+		if !ok {
+			return
 		}
-		v := PartialIndex{
-			Partitioner: p,
-			Root:        int64(binary.BigEndian.Uint64(fields[8:])),
-			Cutoff:      int64(binary.BigEndian.Uint64(fields[16:])),
-			Count:       int64(binary.BigEndian.Uint64(fields[24:])),
-		}
-		if ks := fuzzKeys(keys); len(ks) > 0 {
-			v.FirstKey, v.LastKey = ks[0], ks[len(ks)-1]
-		}
-		file := rest
-		if !noTail && fileLen <= uint64(len(rest)) {
-			file, v.Tail = rest[:fileLen], rest[fileLen:]
-		}
+		v, p := (*PartialIndex)(&fv), fv.Partitioner
 		ix, err := v.NewIndex(file)
 		if err != nil {
 			// A view that is impossible on several counts may be
@@ -337,22 +267,6 @@ func FuzzPartialIndex(f *testing.F) {
 		if p.ClassName() == "" {
 			t.Fatalf("NewIndex accepted partitioner %d", part)
 		}
-		rd, err := ix.OpenReader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		probes := [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}
-		if err := exerciseReader(rd, v.Partitioner, probes, len(data)+1); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
-			t.Fatalf("Trie.Dump: %T %v", err, err)
-		}
-		if err := rd.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
-			t.Fatal(err)
-		}
+		exerciseIndex(t, ix, [][]byte{nil, {0}, {'a'}, {0xff, 0xff}, v.FirstKey, v.LastKey}, len(data)+1)
 	})
 }

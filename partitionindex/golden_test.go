@@ -8,51 +8,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
-	"github.com/bti-go/bti/internal/keystsv"
-	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/internal/goldenindex"
 )
-
-type goldenCase struct {
-	name     string
-	part     partitioner.Partitioner
-	entries  []keystsv.Entry
-	want     []byte // Cassandra's Partitions.db
-	partials []golden.Partial
-}
-
-// loadGolden reads every Cassandra-written case (skipping if absent).
-func loadGolden(t testing.TB) []goldenCase {
-	t.Helper()
-	var cases []goldenCase
-	for _, gc := range golden.Cases(t) {
-		p, err := partitioner.Parse(gc.Partitioner)
-		require.NoError(t, err, "golden case %s", gc.Name)
-		cases = append(cases, goldenCase{
-			name:     gc.Name,
-			part:     p,
-			entries:  gc.Entries(t),
-			want:     gc.PartitionsDB(t),
-			partials: gc.Partials,
-		})
-	}
-	return cases
-}
 
 // buildGolden builds c on the given path, taking partial views where the
 // case says Cassandra did and checking each one.
-func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
+func buildGolden(t *testing.T, c goldenindex.Case, path buildpath.Path) []byte {
 	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: c.part, Path: path})
+	b := newPathBuilder(&buf, Options{Partitioner: c.Partitioner}, path)
 	next := 0
-	for i, e := range c.entries {
+	for i, e := range c.Entries {
 		require.NoError(t, addRaw(b, e.Key, e.Pos), "key %d", i)
-		if next < len(c.partials) && c.partials[next].AfterKeys == i+1 {
-			checkPartial(t, c, b, &buf, c.partials[next])
+		if next < len(c.Partials) && c.Partials[next].AfterKeys == i+1 {
+			checkPartial(t, c, b, &buf, c.Partials[next])
 			next++
 		}
 	}
-	require.Equal(t, len(c.partials), next, "every partial request was made")
+	require.Equal(t, len(c.Partials), next, "every partial request was made")
 	_, err := b.Complete()
 	require.NoError(t, err)
 	return buf.Bytes()
@@ -62,7 +36,7 @@ func buildGolden(t *testing.T, c goldenCase, path Path) []byte {
 // Cassandra's (root, count, cutoff and the tail's length and sha256) and to
 // find exactly its keys, and returns it (nil when Cassandra's builder
 // refused the request too).
-func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, want golden.Partial) *PartialIndex {
+func checkPartial(t *testing.T, c goldenindex.Case, b indexBuilder, buf *bytes.Buffer, want golden.Partial) *PartialIndex {
 	got, accepted := takeView(t, b)
 	require.Equal(t, want.Accepted, accepted, "after %d keys: accepted", want.AfterKeys)
 	if !accepted {
@@ -82,8 +56,8 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 	require.NoError(t, err)
 	defer r.Close()
 	inView := want.AfterKeys - 1
-	for i, e := range c.entries[:want.AfterKeys] {
-		dk := c.part.Decorate(e.Key)
+	for i, e := range c.Entries[:want.AfterKeys] {
+		dk := c.Partitioner.Decorate(e.Key)
 		pos, ok, err := r.Get(&dk)
 		require.NoError(t, err)
 		if i < inView {
@@ -93,21 +67,21 @@ func checkPartial(t *testing.T, c goldenCase, b *Builder, buf *bytes.Buffer, wan
 	}
 	var n int
 	for it := r.Scan(nil, nil); it.Next(); n++ {
-		require.Equal(t, c.entries[n].Pos, it.Pos(), "iteration entry %d", n)
+		require.Equal(t, c.Entries[n].Pos, it.Pos(), "iteration entry %d", n)
 	}
 	require.Equal(t, inView, n, "view iterates its keys")
 	return got
 }
 
 func TestGoldenBuild(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		for _, path := range []Path{PathScratch, PathReference} {
-			t.Run(c.name+"/"+path.String(), func(t *testing.T) {
+	for _, c := range goldenindex.Cases(t) {
+		for _, path := range buildpath.All {
+			t.Run(c.Name+"/"+path.String(), func(t *testing.T) {
 				// Plain hex around the first difference: the annotated dump
 				// is the audit package's, which this package's tests cannot
 				// import; cmd/bti's TestGoldenBuild compares the same
 				// builds and annotates its report.
-				golden.Compare(t, c.name, c.want, buildGolden(t, c, path), nil)
+				golden.Compare(t, c.Name, c.Want, buildGolden(t, c, path), nil)
 			})
 		}
 	}
@@ -117,30 +91,30 @@ func TestGoldenBuild(t *testing.T) {
 func firstDiff(a, b []byte) int { return golden.FirstDiff(a, b) }
 
 func TestGoldenRead(t *testing.T) {
-	for _, c := range loadGolden(t) {
-		t.Run(c.name, func(t *testing.T) {
-			ix, err := NewIndex(c.want, OpenOptions{Partitioner: c.part})
+	for _, c := range goldenindex.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			ix, err := NewIndex(c.Want, OpenOptions{Partitioner: c.Partitioner})
 			require.NoError(t, err)
-			require.Equal(t, int64(len(c.entries)), ix.Count())
+			require.Equal(t, int64(len(c.Entries)), ix.Count())
 			r, err := ix.OpenReader()
 			require.NoError(t, err)
 			defer r.Close()
-			for i, e := range c.entries {
-				dk := c.part.Decorate(e.Key)
+			for i, e := range c.Entries {
+				dk := c.Partitioner.Decorate(e.Key)
 				pos, ok, err := r.Get(&dk)
 				require.NoError(t, err)
 				require.True(t, ok, "key %d %x", i, e.Key)
 				require.Equal(t, e.Pos, pos, "key %d %x", i, e.Key)
 			}
-			if len(c.entries) > 0 {
-				require.Equal(t, c.entries[0].Key, ix.FirstKey())
-				require.Equal(t, c.entries[len(c.entries)-1].Key, ix.LastKey())
+			if len(c.Entries) > 0 {
+				require.Equal(t, c.Entries[0].Key, ix.FirstKey())
+				require.Equal(t, c.Entries[len(c.Entries)-1].Key, ix.LastKey())
 			}
 			var n int
 			for it := r.Scan(nil, nil); it.Next(); n++ {
-				require.Equal(t, c.entries[n].Pos, it.Pos(), "entry %d", n)
+				require.Equal(t, c.Entries[n].Pos, it.Pos(), "entry %d", n)
 			}
-			require.Equal(t, len(c.entries), n)
+			require.Equal(t, len(c.Entries), n)
 		})
 	}
 }

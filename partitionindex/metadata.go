@@ -1,6 +1,9 @@
 package partitionindex
 
-import "github.com/bti-go/bti/trie"
+import (
+	"github.com/bti-go/bti/internal/partitionfile"
+	"github.com/bti-go/bti/trie"
+)
 
 // Metadata describes a finished Partitions.db file, as Builder.Complete
 // returns it (pebble's sstable writer reports its metadata the same way).
@@ -31,13 +34,5 @@ func (b *Builder) metadata(root, firstKeyPos int64) Metadata {
 	if page == 0 {
 		page = trie.DefaultPageSize
 	}
-	size := b.out.Position()
-	return Metadata{
-		Keys:        b.trie.Count(),
-		Size:        size,
-		Root:        root,
-		FirstKeyPos: firstKeyPos,
-		PageSize:    page,
-		Pages:       (size + page - 1) / page,
-	}
+	return Metadata(partitionfile.Describe(b.trie.Count(), b.out.Position(), root, firstKeyPos, page))
 }

@@ -2,10 +2,7 @@
 
 package partitionindex
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
 // openFile reads the whole file: without mmap there is no page cache to
 // share, so WarmUpBytes has nothing left to do.
@@ -14,10 +11,5 @@ func openFile(path string, opts OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := NewIndex(data, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	armCloseCheck(&ix.check, ix, "Index from Open") // no mapping here, but one on unix
-	return ix, nil
+	return indexOfFile(path, data, opts, nil) // nothing to release, but Close is checked as on unix
 }

@@ -44,14 +44,7 @@ func openFile(path string, opts OpenOptions) (*Index, error) {
 	// reads the same bytes, only with read-ahead, so its error is not
 	// Open's.
 	_ = unix.Madvise(data, unix.MADV_RANDOM)
-	ix, err := NewIndex(data, opts)
-	if err != nil {
-		_ = unix.Munmap(data)
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	ix.release = func() error { return unix.Munmap(data) }
-	armCloseCheck(&ix.check, ix, "Index from Open")
-	return ix, nil
+	return indexOfFile(path, data, opts, func() error { return unix.Munmap(data) })
 }
 
 // warmUp reads the last n bytes of the file (all of it if n >= size) in

@@ -10,6 +10,7 @@ import (
 	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -78,27 +79,12 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 	t.Helper()
 	keys := keyset.Decorate(p, raws)
 	sortedRaws := keyset.Raws(keys)
-	positions := make([]int64, len(keys))
-	used := map[int64]bool{}
-	for i := range keys {
-		// Unique positions (the model maps them back to keys) of every
-		// payload size, both signs.
-		for {
-			v := int64(i+1)<<(r.IntN(8)*7) + int64(r.IntN(1000))
-			if r.IntN(2) == 0 {
-				v = ^v
-			}
-			if !used[v] {
-				used[v] = true
-				positions[i] = v
-				break
-			}
-		}
-	}
+	// Unique positions: the model maps them back to keys.
+	positions := keyset.UniquePositions(r, len(keys))
 	var files [2][]byte
-	for i, path := range []Path{PathScratch, PathReference} {
+	for i, path := range buildpath.All {
 		var buf bytes.Buffer
-		b := NewBuilder(&buf, Options{Partitioner: p, Path: path, PageSize: pageSize})
+		b := newPathBuilder(&buf, Options{Partitioner: p, PageSize: pageSize}, path)
 		for j, k := range keys {
 			require.NoError(t, b.Add(&k, positions[j]))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -49,9 +50,9 @@ func TestMurmur3TokenCollisions(t *testing.T) {
 				keys := collidingKeys(r, n)
 				var files [2][]byte
 				var views [2][]*PartialIndex
-				for i, path := range []Path{PathScratch, PathReference} {
+				for i, path := range buildpath.All {
 					var buf bytes.Buffer
-					b := NewBuilder(&buf, Options{Path: path, PageSize: pageSize})
+					b := newPathBuilder(&buf, Options{PageSize: pageSize}, path)
 					for j, k := range keys {
 						require.NoError(t, b.Add(&k, int64(j)))
 						if j%7 == 3 {
@@ -107,9 +108,9 @@ func TestMurmur3OrderErrorNamesPrevious(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var errs [2]error
 			var files [2][]byte
-			for i, path := range []Path{PathScratch, PathReference} {
+			for i, path := range buildpath.All {
 				var buf bytes.Buffer
-				b := NewBuilder(&buf, Options{Path: path})
+				b := newPathBuilder(&buf, Options{}, path)
 				require.NoError(t, b.Add(&tc.first, 1))
 				require.NoError(t, b.Add(&tc.prev, 2))
 				errs[i] = b.Add(&tc.next, 3)

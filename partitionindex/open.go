@@ -1,6 +1,10 @@
 package partitionindex
 
-import "github.com/bti-go/bti/partitioner"
+import (
+	"fmt"
+
+	"github.com/bti-go/bti/partitioner"
+)
 
 // OpenOptions says how Open and NewIndex open a Partitions.db. The zero
 // value opens a Murmur3 file (Cassandra's default partitioner), checks the
@@ -62,4 +66,22 @@ func NewIndex(data []byte, opts OpenOptions) (*Index, error) {
 		return newIndexUnchecked(data, opts.Partitioner)
 	}
 	return newIndexChecked(data, opts.Partitioner)
+}
+
+// indexOfFile is the end of openFile on every platform (mmap_unix.go maps
+// the file, mmap_other.go reads it): it opens the index over data, the
+// bytes of the file at path, with release to free them at Index.Close
+// (nil: nothing to free), or frees them at once if the bytes are refused.
+// Under the invariants tag a forgotten Close is reported (closecheck_on.go).
+func indexOfFile(path string, data []byte, opts OpenOptions, release func() error) (*Index, error) {
+	ix, err := NewIndex(data, opts)
+	if err != nil {
+		if release != nil {
+			_ = release()
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ix.release = release
+	armCloseCheck(&ix.check, ix, "Index from Open")
+	return ix, nil
 }

@@ -2,7 +2,6 @@ package partitionindex
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/over4gib"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -25,81 +25,15 @@ import (
 // file whose stored positions all lie past 2^33, so CI covers the payload
 // side without writing gigabytes.
 //
-// The keys are ByteOrdered and come in pairs,
-//
-//	key(i) = BE64(i>>1) ‖ pad ‖ byte(i&1)
-//
-// so a pair shares its 8-byte counter and the whole pad and differs only
-// in its last byte: both stored prefixes run to the end of the key, and
-// the trie holds a chain of about len(pad) one-child nodes per pair. The
-// pad sets the bytes per key, and with it how few keys it takes to pass
-// 4 GiB. Positions are Rows.db offsets for every third key and Data.db
-// offsets for the others (each kind increasing with the key, as an
-// sstable writer writes them), all from 2^33 on: pos(i) names offset
-// 2^33 + 16i.
-
-const (
-	over4BasePos = int64(1) << 33
-	over4Step    = 16
-)
-
-// over4Keys generates key(i) and pos(i) for one pad length, reusing one
-// buffer.
-type over4Keys struct {
-	pad int
-	buf []byte
-}
-
-func newOver4Keys(pad int) *over4Keys {
-	k := &over4Keys{pad: pad, buf: make([]byte, 8+pad+1)}
-	for j := range pad {
-		// No 0x00 or 0xFF, so the escaped encoding is the pad itself.
-		k.buf[8+j] = byte(0x41 + j%26)
-	}
-	return k
-}
-
-// raw returns key(i); the bytes are valid until the next call.
-func (k *over4Keys) raw(i int64) []byte {
-	binary.BigEndian.PutUint64(k.buf, uint64(i>>1))
-	k.buf[len(k.buf)-1] = byte(i & 1)
-	return k.buf
-}
-
-// rawWithLast returns key(i) with its last byte replaced by last and tail
-// appended: keys that are absent but sort next to key(i).
-func (k *over4Keys) rawWithLast(i int64, last byte, tail ...byte) []byte {
-	b := append(k.raw(i)[:len(k.buf)-1:len(k.buf)-1], last)
-	return append(b, tail...)
-}
-
-func over4Pos(i int64) int64 {
-	off := over4BasePos + over4Step*i
-	if i%3 == 0 {
-		return RowIndexPosition(off)
-	}
-	return DataPosition(off)
-}
-
-// over4Index returns i for a position over4Pos made.
-func over4Index(pos int64) (int64, error) {
-	off := PositionOffset(pos) - over4BasePos
-	if off < 0 || off%over4Step != 0 {
-		return 0, fmt.Errorf("position %d is none of over4Pos's", pos)
-	}
-	i := off / over4Step
-	if over4Pos(i) != pos {
-		return 0, fmt.Errorf("position %d has the wrong sign for key %d", pos, i)
-	}
-	return i, nil
-}
+// The keys and positions are package internal/over4gib's, which the
+// audit package's tests of the same files use too (it documents them).
 
 // buildOver4 writes n keys of the pad length to the file at path on the
 // given builder path and returns what Complete reported. With heapEvery > 0
 // it also samples the live heap (after a collection) every heapEvery keys
 // and returns the largest sample over the first tenth of the keys and over
 // all of them, both above the heap before the build.
-func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery int64) (meta Metadata, firstTenth, all uint64) {
+func buildOver4(t *testing.T, path string, n int64, pad int, p buildpath.Path, heapEvery int64) (meta Metadata, firstTenth, all uint64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -120,11 +54,11 @@ func buildOver4(t *testing.T, path string, n int64, pad int, p Path, heapEvery i
 			firstTenth = all
 		}
 	}
-	keys := newOver4Keys(pad)
-	b := NewBuilder(f, Options{Partitioner: partitioner.ByteOrdered, Path: p})
+	keys := over4gib.NewKeys(pad)
+	b := newPathBuilder(f, Options{Partitioner: partitioner.ByteOrdered}, p)
 	for i := range n {
-		key := partitioner.ByteOrdered.Decorate(keys.raw(i))
-		if err := b.Add(&key, over4Pos(i)); err != nil {
+		key := partitioner.ByteOrdered.Decorate(keys.Raw(i))
+		if err := b.Add(&key, over4gib.Pos(i)); err != nil {
 			t.Fatalf("Add key %d: %v", i, err)
 		}
 		if heapEvery > 0 && i%heapEvery == 0 {
@@ -165,7 +99,7 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	keys := newOver4Keys(pad)
+	keys := over4gib.NewKeys(pad)
 
 	// Footer.
 	if ix.Count() != n || meta.Keys != n {
@@ -174,11 +108,11 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 	if ix.Root() != meta.Root || ix.FirstKeyPos() != meta.FirstKeyPos {
 		t.Errorf("footer root %d first-key offset %d, Complete reported %d and %d", ix.Root(), ix.FirstKeyPos(), meta.Root, meta.FirstKeyPos)
 	}
-	if !bytes.Equal(ix.FirstKey(), keys.raw(0)) {
-		t.Errorf("footer first key %x, want %x", ix.FirstKey(), keys.raw(0))
+	if !bytes.Equal(ix.FirstKey(), keys.Raw(0)) {
+		t.Errorf("footer first key %x, want %x", ix.FirstKey(), keys.Raw(0))
 	}
-	if !bytes.Equal(ix.LastKey(), keys.raw(n-1)) {
-		t.Errorf("footer last key %x, want %x", ix.LastKey(), keys.raw(n-1))
+	if !bytes.Equal(ix.LastKey(), keys.Raw(n-1)) {
+		t.Errorf("footer last key %x, want %x", ix.LastKey(), keys.Raw(n-1))
 	}
 	// The jump table stores positions in 32 bits, so WithJumpTable must
 	// refuse a file of 4 GiB or more rather than truncate its entries.
@@ -192,11 +126,11 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 	}
 	defer rd.Close()
 	keyAt := func(pos int64) ([]byte, error) {
-		i, err := over4Index(pos)
+		i, err := over4gib.Index(pos)
 		if err != nil || i >= n {
 			return nil, errors.Join(err, fmt.Errorf("position %d of key %d, past the %d keys", pos, i, n))
 		}
-		return bytes.Clone(newOver4Keys(pad).raw(i)), nil
+		return bytes.Clone(over4gib.NewKeys(pad).Raw(i)), nil
 	}
 
 	// Samples: both ends, then 4,000 keys spread evenly over the index
@@ -209,10 +143,10 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 	}
 	tw := ix.Trie().Walker()
 	for _, i := range samples {
-		key := partitioner.ByteOrdered.Decorate(keys.raw(i))
+		key := partitioner.ByteOrdered.Decorate(keys.Raw(i))
 		pos, ok, err := rd.Get(&key)
-		if err != nil || !ok || pos != over4Pos(i) {
-			t.Fatalf("Get key %d: %d %v %v, want %d", i, pos, ok, err, over4Pos(i))
+		if err != nil || !ok || pos != over4gib.Pos(i) {
+			t.Fatalf("Get key %d: %d %v %v, want %d", i, pos, ok, err, over4gib.Pos(i))
 		}
 		leaf, ok, err := tw.Exact(key.AppendComparable(nil))
 		if err != nil || !ok {
@@ -226,26 +160,26 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 		if i&1 == 1 {
 			// key(i) ‖ last byte 2 sorts between key(i) and key(i+1); its
 			// stored-prefix path leaves the trie at the last byte.
-			gap := partitioner.ByteOrdered.Decorate(keys.rawWithLast(i, 2))
+			gap := partitioner.ByteOrdered.Decorate(keys.RawWithLast(i, 2))
 			if pos, ok, err := rd.Get(&gap); err != nil || ok {
 				t.Fatalf("Get absent key after %d: %d %v %v, want a miss", i, pos, ok, err)
 			}
 			wantCeil := i + 1
-			if pos, ok, err := rd.Ceiling(&gap, keyAt); err != nil || ok != (wantCeil < n) || (ok && pos != over4Pos(wantCeil)) {
+			if pos, ok, err := rd.Ceiling(&gap, keyAt); err != nil || ok != (wantCeil < n) || (ok && pos != over4gib.Pos(wantCeil)) {
 				t.Fatalf("Ceiling of absent key after %d: %d %v %v, want key %d", i, pos, ok, err, wantCeil)
 			}
-			if pos, ok, err := rd.Floor(&gap, keyAt); err != nil || !ok || pos != over4Pos(i) {
+			if pos, ok, err := rd.Floor(&gap, keyAt); err != nil || !ok || pos != over4gib.Pos(i) {
 				t.Fatalf("Floor of absent key after %d: %d %v %v, want key %d", i, pos, ok, err, i)
 			}
 		} else if i+1 < n {
 			// key(i) ‖ 0x7F extends key(i), so it sorts between key(i)
 			// and key(i+1) but reaches key(i)'s entry: the candidates
 			// need keyAt to tell.
-			gap := partitioner.ByteOrdered.Decorate(keys.rawWithLast(i, 0, 0x7F))
-			if pos, ok, err := rd.Ceiling(&gap, keyAt); err != nil || !ok || pos != over4Pos(i+1) {
+			gap := partitioner.ByteOrdered.Decorate(keys.RawWithLast(i, 0, 0x7F))
+			if pos, ok, err := rd.Ceiling(&gap, keyAt); err != nil || !ok || pos != over4gib.Pos(i+1) {
 				t.Fatalf("Ceiling of absent key inside pair %d: %d %v %v, want key %d", i, pos, ok, err, i+1)
 			}
-			if pos, ok, err := rd.Floor(&gap, keyAt); err != nil || !ok || pos != over4Pos(i) {
+			if pos, ok, err := rd.Floor(&gap, keyAt); err != nil || !ok || pos != over4gib.Pos(i) {
 				t.Fatalf("Floor of absent key inside pair %d: %d %v %v, want key %d", i, pos, ok, err, i)
 			}
 		}
@@ -253,18 +187,18 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 	// Absent keys beyond the last, and with a pad that differs.
 	// A key whose first byte no key has: every real counter is below
 	// 2^56, so its first byte is 0.
-	past := partitioner.ByteOrdered.Decorate(append(bytes.Repeat([]byte{0xFE}, 8), keys.raw(0)[8:]...))
+	past := partitioner.ByteOrdered.Decorate(append(bytes.Repeat([]byte{0xFE}, 8), keys.Raw(0)[8:]...))
 	if pos, ok, err := rd.Get(&past); err != nil || ok {
 		t.Errorf("Get of a key past the last: %d %v %v, want a miss", pos, ok, err)
 	}
-	if pos, ok, err := rd.Floor(&past, keyAt); err != nil || !ok || pos != over4Pos(n-1) {
+	if pos, ok, err := rd.Floor(&past, keyAt); err != nil || !ok || pos != over4gib.Pos(n-1) {
 		t.Errorf("Floor of a key past the last: %d %v %v, want key %d", pos, ok, err, n-1)
 	}
 	if pos, ok, err := rd.Ceiling(&past, keyAt); err != nil || ok {
 		t.Errorf("Ceiling of a key past the last: %d %v %v, want none", pos, ok, err)
 	}
 	if pad > 0 {
-		odd := append(keys.raw(n / 2)[:8:8], bytes.Repeat([]byte{'~'}, pad+1)...)
+		odd := append(keys.Raw(n / 2)[:8:8], bytes.Repeat([]byte{'~'}, pad+1)...)
 		key := partitioner.ByteOrdered.Decorate(odd)
 		if pos, ok, err := rd.Get(&key); err != nil || ok {
 			t.Errorf("Get of a key with another pad: %d %v %v, want a miss", pos, ok, err)
@@ -274,12 +208,12 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 	// A forward scan from a start in the last part of the file, over a
 	// stretch that crosses pages.
 	from := n - min(n, 200_000) + rng.Int64N(min(n, 1000))
-	startKey := partitioner.ByteOrdered.Decorate(keys.raw(from))
+	startKey := partitioner.ByteOrdered.Decorate(keys.Raw(from))
 	it := rd.Scan(&startKey, nil)
 	want := from
 	for ; want < min(n, from+100_000) && it.Next(); want++ {
-		if it.Pos() != over4Pos(want) {
-			t.Fatalf("scan from key %d: entry %d has position %d, want %d", from, want-from, it.Pos(), over4Pos(want))
+		if it.Pos() != over4gib.Pos(want) {
+			t.Fatalf("scan from key %d: entry %d has position %d, want %d", from, want-from, it.Pos(), over4gib.Pos(want))
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -294,8 +228,8 @@ func checkOver4(t *testing.T, path string, n int64, pad int, meta Metadata, full
 		it := rd.Scan(nil, nil)
 		var i int64
 		for ; it.Next(); i++ {
-			if it.Pos() != over4Pos(i) {
-				t.Fatalf("full scan: entry %d has position %d, want %d", i, it.Pos(), over4Pos(i))
+			if it.Pos() != over4gib.Pos(i) {
+				t.Fatalf("full scan: entry %d has position %d, want %d", i, it.Pos(), over4gib.Pos(i))
 			}
 		}
 		if err := it.Err(); err != nil {
@@ -354,38 +288,12 @@ func TestPastUint32Positions(t *testing.T) {
 	const n, pad = 20_000, 24
 	dir := t.TempDir()
 	var files [2]string
-	for k, p := range []Path{PathScratch, PathReference} {
+	for k, p := range buildpath.All {
 		files[k] = filepath.Join(dir, p.String()+".db")
 		meta, _, _ := buildOver4(t, files[k], n, pad, p, 0)
 		checkOver4(t, files[k], n, pad, meta, true)
 	}
 	sameFiles(t, files[0], files[1])
-}
-
-// over4Dir is where TestOver4GiB writes: BTI_LONG_DIR, else /work/tmp
-// when /work exists (the shared machine's big disk; /tmp may be small),
-// else the system temporary directory.
-func over4Dir(t *testing.T) string {
-	if d := os.Getenv("BTI_LONG_DIR"); d != "" {
-		return d
-	}
-	if _, err := os.Stat("/work"); err == nil {
-		return "/work/tmp"
-	}
-	return os.TempDir()
-}
-
-// envInt64 reads a positive integer from the environment, or def.
-func envInt64(t *testing.T, name string, def int64) int64 {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", name, s)
-	}
-	return v
 }
 
 // TestOver4GiB builds an index past 4 GiB on the scratch path, checks it
@@ -405,28 +313,15 @@ func TestOver4GiB(t *testing.T) {
 	if !longTestsRequested() {
 		t.Skip("writes two index files of 4.6 GB (9.3 GB of disk) and checks them, about 25 minutes; run with BTI_LONG=1 (BTI_LONG_DIR sets the directory, default /work/tmp)")
 	}
-	n := envInt64(t, "BTI_LONG_KEYS", 130_000_000)
-	pad := int(envInt64(t, "BTI_LONG_PAD", 24))
-	dir := over4Dir(t)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(dir, "bti-over4gib-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Error(err)
-		}
-	})
+	n, pad, custom := over4gib.Size(t)
+	dir := over4gib.TempDir(t, "bti-over4gib-")
 
 	scratch := filepath.Join(dir, "scratch-Partitions.db")
 	start := time.Now()
-	meta, heap10, heapAll := buildOver4(t, scratch, n, pad, PathScratch, max(n/100, 1))
+	meta, heap10, heapAll := buildOver4(t, scratch, n, pad, buildpath.Scratch, max(n/100, 1))
 	t.Logf("scratch build: %d keys, %d bytes (%.2f B/key), %d pages, in %v; live heap above the start: %.2f MiB over the first tenth, %.2f MiB over all",
 		n, meta.Size, float64(meta.Size)/float64(n), meta.Pages, time.Since(start).Round(time.Second), float64(heap10)/(1<<20), float64(heapAll)/(1<<20))
-	if meta.Size <= 1<<32 && os.Getenv("BTI_LONG_KEYS") == "" {
+	if meta.Size <= 1<<32 && !custom {
 		t.Fatalf("the index is %d bytes, not past 4 GiB: the keys no longer take the bytes this test counts on", meta.Size)
 	}
 	if heapAll > 2*heap10+(1<<20) {
@@ -444,7 +339,7 @@ func TestOver4GiB(t *testing.T) {
 
 	reference := filepath.Join(dir, "reference-Partitions.db")
 	start = time.Now()
-	refMeta, heap10, heapAll := buildOver4(t, reference, n, pad, PathReference, max(n/100, 1))
+	refMeta, heap10, heapAll := buildOver4(t, reference, n, pad, buildpath.Reference, max(n/100, 1))
 	t.Logf("reference build: %d bytes in %v; live heap above the start: %.2f MiB over the first tenth, %.2f MiB over all",
 		refMeta.Size, time.Since(start).Round(time.Second), float64(heap10)/(1<<20), float64(heapAll)/(1<<20))
 	if refMeta != meta {

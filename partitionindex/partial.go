@@ -1,9 +1,9 @@
 package partitionindex
 
 import (
-	"bytes"
 	"fmt"
 
+	"github.com/bti-go/bti/internal/partitionfile"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -12,12 +12,15 @@ import (
 // the trie (everything not yet in the file goes into an in-memory tail), and
 // hands it out once the data, row-index and partition-index files have been
 // flushed far enough for the view to be readable. The protocol is Cassandra's
-// PartitionIndexBuilder.buildPartial with its markXSynced notifications.
+// PartitionIndexBuilder.buildPartial with its markXSynced notifications; its
+// bookkeeping is internal/partitionfile.EarlyOpen, shared with the reference
+// builder.
 
 // PartialIndex is an early-open view of an index still being written: the
 // keys that reached the trie so far (all but the most recent one, since the
 // builder lags one key behind). Positions below Cutoff are read from the
-// file, positions from Cutoff on from Tail.
+// file, positions from Cutoff on from Tail. (The builder fills it as an
+// internal/partitionfile.View, which has the same fields.)
 type PartialIndex struct {
 	Partitioner partitioner.Partitioner
 	Root        int64
@@ -51,17 +54,6 @@ func (p *PartialIndex) NewIndex(file []byte) (*Index, error) {
 	})
 }
 
-type partialState struct {
-	consumer  func(*PartialIndex)
-	view      *PartialIndex
-	trieCount int64 // keys in the trie when the last view was taken
-	dataEnd   int64
-	rowEnd    int64
-	indexEnd  int64
-	// How far each file is known to be flushed.
-	dataSynced, rowSynced, indexSynced int64
-}
-
 // BuildPartial prepares an early-open view of the keys written so far and
 // calls ready with it once the data file is flushed to dataEnd, the row index
 // to rowIndexEnd and this index to the position it has now (see the MarkSynced
@@ -75,58 +67,18 @@ func (b *Builder) BuildPartial(rowIndexEnd, dataEnd int64, ready func(*PartialIn
 	if b.finishing {
 		return false, ErrFinished
 	}
-	if b.trie.Count() == b.partial.trieCount {
-		return false, nil
-	}
-	if b.partial.consumer != nil {
-		return false, nil
-	}
-	tail, err := b.trie.MakePartialRoot()
-	if err != nil {
-		return false, err
-	}
-	b.partial.view = &PartialIndex{
-		Partitioner: b.opts.Partitioner,
-		Root:        tail.Root,
-		Cutoff:      tail.Cutoff,
-		Count:       tail.Count,
-		Tail:        tail.Tail,
-		FirstKey:    bytes.Clone(b.firstKey),
-		LastKey:     bytes.Clone(b.lastTrieRaw()),
-	}
-	b.partial.trieCount = b.trie.Count()
-	b.partial.dataEnd = dataEnd
-	b.partial.rowEnd = rowIndexEnd
-	b.partial.indexEnd = b.trie.Position()
-	b.partial.consumer = ready
-	return true, nil
+	return b.partial.Request(&b.trie, b.opts.Partitioner, b.firstKey, b.lastTrieRaw(), rowIndexEnd, dataEnd,
+		func(v *partitionfile.View) { ready((*PartialIndex)(v)) })
 }
 
 // MarkDataSynced records that the data file is flushed up to position.
-func (b *Builder) MarkDataSynced(position int64) {
-	b.partial.dataSynced = position
-	b.refreshPartial()
-}
+func (b *Builder) MarkDataSynced(position int64) { b.partial.MarkDataSynced(position) }
 
 // MarkRowIndexSynced records that the row index file is flushed up to position.
-func (b *Builder) MarkRowIndexSynced(position int64) {
-	b.partial.rowSynced = position
-	b.refreshPartial()
-}
+func (b *Builder) MarkRowIndexSynced(position int64) { b.partial.MarkRowIndexSynced(position) }
 
 // MarkPartitionIndexSynced records that this index's file is flushed up to
 // position (bytes the builder handed to its writer, see Flush).
 func (b *Builder) MarkPartitionIndexSynced(position int64) {
-	b.partial.indexSynced = position
-	b.refreshPartial()
-}
-
-func (b *Builder) refreshPartial() {
-	s := &b.partial
-	if s.consumer == nil || s.dataSynced < s.dataEnd || s.rowSynced < s.rowEnd || s.indexSynced < s.indexEnd {
-		return
-	}
-	ready, view := s.consumer, s.view
-	s.consumer, s.view = nil, nil
-	ready(view)
+	b.partial.MarkPartitionIndexSynced(position)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -154,7 +155,7 @@ func TestScenarioDeepRecursion(t *testing.T) {
 // takeView asks for an early-open view with all three files synced at once
 // (as the golden cases were made); TestBuildPartialProtocol checks the
 // protocol underneath.
-func takeView(t *testing.T, b *Builder) (*PartialIndex, bool) {
+func takeView(t *testing.T, b indexBuilder) (*PartialIndex, bool) {
 	t.Helper()
 	view, err := b.BuildPartialSynced(0, 0)
 	require.NoError(t, err)
@@ -246,7 +247,7 @@ func TestPositionSize(t *testing.T) {
 		require.Equal(t, want, positionSize(v), "size of %d", v)
 	}
 	for _, v := range []int64{0, -1, 100, -51, 4096, 1 << 40, -(1 << 40), 1<<63 - 1} {
-		p, flags := appendPayload(nil, 0xAD, v)
+		p, flags := partitionpayload.Append(nil, 0xAD, v)
 		hash, hasHash, got, ok := decodePayload(flags, p)
 		require.True(t, ok)
 		require.True(t, hasHash)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
@@ -95,9 +96,9 @@ func checkKeyError(t *testing.T, err error, want error, index int64, key []byte,
 func TestValidateMurmur3Order(t *testing.T) {
 	a, b := murmurTokenInversion()
 	require.Negative(t, bytes.Compare(a, b), "raw bytes increase")
-	for _, path := range []Path{PathScratch, PathReference} {
+	for _, path := range buildpath.All {
 		var buf bytes.Buffer
-		bl := NewBuilder(&buf, Options{Partitioner: partitioner.Murmur3, Path: path})
+		bl := newPathBuilder(&buf, Options{Partitioner: partitioner.Murmur3}, path)
 		require.NoError(t, addRaw(bl, a, 10))
 		checkKeyError(t, addRaw(bl, b, 20), ErrKeyOrder, 1, b, a, 20)
 		// The other way round is Cassandra's order.
@@ -131,10 +132,10 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 		s.pos[len(s.pos)/2] = math.MaxInt64
 		s.pos[len(s.pos)/3] = math.MinInt64 + 1
 		want := s.cleanBuild(t, len(s.keys))
-		for _, path := range []Path{PathScratch, PathReference} {
+		for _, path := range buildpath.All {
 			t.Run(fmt.Sprintf("%v/%v", p, path), func(t *testing.T) {
 				var buf bytes.Buffer
-				b := NewBuilder(&buf, s.opts(path))
+				b := newPathBuilder(&buf, s.opts(), path)
 				var prev []byte
 				for i := range s.keys {
 					for _, bad := range refusalCases(p, prev) {

@@ -20,9 +20,6 @@ import (
 type Options struct {
 	Partitioner partitioner.Partitioner
 	Columns     []bytecomparable.Column // the table's clustering columns
-	// Path selects the partition index's path: scratch or reference (same
-	// bytes). Rows.db's reference writer is internal/refrows.
-	Path partitionindex.Path
 	// PageSize is for tests only (0: Cassandra's 4096).
 	PageSize int
 }
@@ -80,7 +77,7 @@ func NewWriter(partitions, rows io.Writer, opts Options) *Writer {
 // keeping allocated memory.
 func (w *Writer) Reset(partitions, rows io.Writer, opts Options) {
 	rowOpts := rowindex.Options{Columns: opts.Columns, PageSize: opts.PageSize}
-	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, Path: opts.Path, PageSize: opts.PageSize}
+	partOpts := partitionindex.Options{Partitioner: opts.Partitioner, PageSize: opts.PageSize}
 	if w.rows == nil {
 		w.rows = rowindex.NewWriter(rows, rowOpts)
 		w.parts = partitionindex.NewBuilder(partitions, partOpts)

@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/partitioner"
-	"github.com/bti-go/bti/partitionindex"
 )
 
 const benchUsage = `usage: bti bench [--benchmark build|lookup|all] [--size small|default|huge] [--run REGEXP]
@@ -523,7 +523,7 @@ func (s *suite) comparePair() (base, cand jmhstyle.Benchmark, err error) {
 			return base, cand, err
 		}
 	}
-	return workload.Build(set, partitionindex.PathReference), workload.Build(set, partitionindex.PathScratch), nil
+	return workload.Build(set, buildpath.Reference), workload.Build(set, buildpath.Scratch), nil
 }
 
 func (s *suite) comparePaths(stdout io.Writer) error {

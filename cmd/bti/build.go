@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bti-go/bti/audit"
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -75,7 +77,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	path, err := partitionindex.ParsePath(*pathName)
+	path, err := buildpath.Parse(*pathName)
 	if err != nil {
 		return usagef("--path %q: want scratch or reference", *pathName)
 	}
@@ -101,7 +103,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	defer o.abort()
 
 	prog := newProgress(stderr)
-	opts := partitionindex.Options{Partitioner: p, Path: path}
+	opts := partitionindex.Options{Partitioner: p}
 	hold := *stats != "" // --stats measures the build alone unless told
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "hold-keys" {
@@ -116,7 +118,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 	if !hold {
 		// Streams: nothing held but the builder's working set, whatever the
 		// key count (build_stream.go).
-		res, err := streamBuild(*in, o, opts, requests, prog)
+		res, err := streamBuild(*in, o, opts, path, requests, prog)
 		if err != nil {
 			return err
 		}
@@ -147,7 +149,7 @@ func runBuild(args []string, stdout, stderr io.Writer) error {
 		return usagef("--partial-at %d: %s has only %d keys", requests[n-1], *in, len(ks.keys))
 	}
 
-	res, err := buildIndex(ks, opts, requests, prog)
+	res, err := buildIndex(ks, opts, path, requests, prog)
 	if err != nil {
 		return err
 	}
@@ -221,11 +223,11 @@ type buildResult struct {
 
 // buildIndex builds the index of ks into memory. Only the build is measured:
 // the keys are already parsed and decorated.
-func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *progress) (*buildResult, error) {
+func buildIndex(ks *keySet, opts partitionindex.Options, path buildpath.Path, requests []int, prog *progress) (*buildResult, error) {
 	n := len(ks.keys)
 	var buf bytes.Buffer
 	buf.Grow(16*n + int(ks.raw/4) + 1<<17)
-	b := partitionindex.NewBuilder(&buf, opts)
+	b := workload.NewPathBuilder(&buf, opts, path)
 	res := &buildResult{partials: make([]partialRequest, len(requests))}
 	next := 0 // next request
 
@@ -264,7 +266,7 @@ func buildIndex(ks *keySet, opts partitionindex.Options, requests []int, prog *p
 // takePartial makes an early-open request as the golden cases did, with all
 // three files synced at once (BuildPartialSynced), so an accepted view is
 // ready before the next key.
-func takePartial(b *partitionindex.Builder, written func() int, r *partialRequest, after int) error {
+func takePartial(b *workload.PathBuilder, written func() int, r *partialRequest, after int) error {
 	r.after = after
 	view, err := b.BuildPartialSynced(0, 0)
 	if err != nil {
@@ -490,7 +492,7 @@ type buildStats struct {
 }
 
 // stats summarises a build of n keys into size bytes.
-func (r *buildResult) stats(n, size int, p partitioner.Partitioner, path partitionindex.Path) buildStats {
+func (r *buildResult) stats(n, size int, p partitioner.Partitioner, path buildpath.Path) buildStats {
 	per := func(v float64) float64 {
 		if n == 0 {
 			return 0

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -47,7 +49,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // committed, so the caller's deferred abort removes the temporary file
 // and leaves the output as it was. requests are early-open views to take
 // (--partial-at); each records how many bytes the file then held.
-func streamBuild(path string, o *output, opts partitionindex.Options, requests []int, prog *progress) (*streamResult, error) {
+func streamBuild(path string, o *output, opts partitionindex.Options, bpath buildpath.Path, requests []int, prog *progress) (*streamResult, error) {
 	ks, err := openKeyStream(path, opts.Partitioner, "building from", prog)
 	if err != nil {
 		return nil, err
@@ -55,7 +57,7 @@ func streamBuild(path string, o *output, opts partitionindex.Options, requests [
 	defer ks.Close()
 	bw := bufio.NewWriterSize(o, streamWriteBuffer)
 	cw := &countingWriter{w: bw}
-	b := partitionindex.NewBuilder(cw, opts)
+	b := workload.NewPathBuilder(cw, opts, bpath)
 	res := &streamResult{buildResult: buildResult{partials: make([]partialRequest, len(requests))}}
 	next := 0 // next request
 

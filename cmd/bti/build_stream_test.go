@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/keygen"
 	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
@@ -93,7 +94,7 @@ func streamedBuildAlloc(t *testing.T, dir string, n int) uint64 {
 	defer o.abort()
 	var res *streamResult
 	alloc := allocated(func() {
-		res, err = streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, nil, newProgress(nil))
+		res, err = streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, buildpath.Scratch, nil, newProgress(nil))
 	})
 	require.NoError(t, err)
 	require.EqualValues(t, n, res.count)
@@ -187,7 +188,7 @@ func TestStreamedPartialViews(t *testing.T) {
 	o, err := createOutput(filepath.Join(dir, "views.db"), io.Discard)
 	require.NoError(t, err)
 	defer o.abort()
-	res, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, []int{500, 4096}, newProgress(nil))
+	res, err := streamBuild(keys, o, partitionindex.Options{Partitioner: partitioner.Murmur3}, buildpath.Scratch, []int{500, 4096}, newProgress(nil))
 	require.NoError(t, err)
 	file, unmap, err := mapFile(o.tmp)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -54,10 +55,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "bti demo: %d %s UUID keys (seed %d), generated and sorted in %v\n\n",
 		len(ks.keys), name, *seed, time.Since(start).Round(time.Millisecond))
 
-	paths := []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference}
+	paths := buildpath.All
 	results := make([]*buildResult, len(paths))
 	for i, p := range paths {
-		res, err := buildIndex(ks, partitionindex.Options{Partitioner: cfg.Partitioner, Path: p}, nil, newProgress(stderr))
+		res, err := buildIndex(ks, partitionindex.Options{Partitioner: cfg.Partitioner}, p, nil, newProgress(stderr))
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -250,7 +251,7 @@ func TestPartialCheckFails(t *testing.T) {
 	require.NoError(t, err)
 	ks, err := loadKeys(c.keys, p, &progress{})
 	require.NoError(t, err)
-	res, err := buildIndex(ks, partitionindex.Options{Partitioner: p}, []int{500}, &progress{})
+	res, err := buildIndex(ks, partitionindex.Options{Partitioner: p}, buildpath.Scratch, []int{500}, &progress{})
 	require.NoError(t, err)
 	require.True(t, res.partials[0].accepted)
 	var stderr strings.Builder

@@ -15,6 +15,7 @@ import (
 	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/internal/rowstsv"
+	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/rowindex"
@@ -133,33 +134,46 @@ func runRowsBuild(args []string, stdout io.Writer) error {
 
 // buildRows writes f's Rows.db to rows with the writer of path and,
 // withParts, its Partitions.db to parts (only then must the keys be in
-// partitioner order) as tableindex writes it, whose Rows.db half goes
-// nowhere: it is the same file.
+// partitioner order): on the scratch path as tableindex writes it, whose
+// Rows.db half goes nowhere (it is the same file), and on the reference
+// path (tableindex drives the production writers only) with the reference
+// partition builder, fed the row writer's positions as tableindex feeds
+// its builder.
 func buildRows(f *rowstsv.File, rows, parts io.Writer, withParts bool, path buildpath.Path, p partitioner.Partitioner) ([]rowstsv.ResultLine, error) {
 	lines := make([]rowstsv.ResultLine, 0, len(f.Partitions))
 	var tw *tableindex.Writer
-	if withParts {
-		partPath := partitionindex.PathScratch
-		if path == buildpath.Reference {
-			partPath = partitionindex.PathReference
-		}
-		tw = tableindex.NewWriter(parts, io.Discard, tableindex.Options{Partitioner: p, Columns: f.Columns, Path: partPath})
+	var pw *workload.PathBuilder
+	switch {
+	case withParts && path == buildpath.Reference:
+		pw = workload.NewPathBuilder(parts, partitionindex.Options{Partitioner: p}, path)
+	case withParts:
+		tw = tableindex.NewWriter(parts, io.Discard, tableindex.Options{Partitioner: p, Columns: f.Columns})
 	}
 	rw := refrows.New(path, rows, rowindex.Options{Columns: f.Columns})
 	for _, pt := range f.Partitions {
 		res, err := buildPartition(rw, pt)
-		if err == nil && tw != nil {
+		switch {
+		case err != nil:
+		case tw != nil:
 			err = addTablePartition(tw, pt)
+		case pw != nil:
+			key := p.Decorate(pt.Key)
+			err = pw.Add(&key, res.Value)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("partition %s (line %d): %w", shortHex(pt.Key), pt.Line, err)
 		}
 		lines = append(lines, rowstsv.ResultLine{Key: pt.Key, Value: res.Value, Root: res.Root, Blocks: res.Blocks})
 	}
-	if withParts {
-		if _, err := tw.Complete(); err != nil {
-			return lines, err
-		}
+	var err error
+	switch {
+	case tw != nil:
+		_, err = tw.Complete()
+	case pw != nil:
+		_, err = pw.Complete()
+	}
+	if err != nil {
+		return lines, err
 	}
 	return lines, rw.Flush()
 }

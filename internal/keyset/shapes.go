@@ -79,3 +79,26 @@ func RandomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
 	}
 	return b
 }
+
+// UniquePositions returns n distinct positions for the keys of a model
+// test: every payload size (the i-th key's is (i+1) << 7k plus noise, for
+// a random k < 8) and both signs, distinct so that a model can map a
+// position back to its key.
+func UniquePositions(r *rand.Rand, n int) []int64 {
+	positions := make([]int64, n)
+	used := make(map[int64]bool, n)
+	for i := range positions {
+		for {
+			v := int64(i+1)<<(r.IntN(8)*7) + int64(r.IntN(1000))
+			if r.IntN(2) == 0 {
+				v = ^v
+			}
+			if !used[v] {
+				used[v] = true
+				positions[i] = v
+				break
+			}
+		}
+	}
+	return positions
+}

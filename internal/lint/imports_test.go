@@ -28,10 +28,14 @@ var library = map[string][]string{
 	"internal/partitionpayload": nil,
 	"internal/rowfile":          {"partitioner", "trie", "internal/indexfile"},
 	"partitioner":               {"bytecomparable"},
-	"trie":                      {"internal/indexfile", "internal/invariants"},
-	"partitionindex":            {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionpayload"},
-	"rowindex":                  {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/rowfile"},
-	"tableindex":                {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
+	// Below both Partitions.db writers (partitionindex's and the reference
+	// builder of internal/refpartitions): what does not depend on how keys
+	// are encoded.
+	"internal/partitionfile": {"partitioner", "trie", "internal/indexfile", "internal/invariants"},
+	"trie":                   {"internal/indexfile", "internal/invariants"},
+	"partitionindex":         {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/partitionfile", "internal/partitionpayload"},
+	"rowindex":               {"bytecomparable", "partitioner", "ring", "trie", "internal/indexfile", "internal/invariants", "internal/rowfile"},
+	"tableindex":             {"bytecomparable", "partitioner", "partitionindex", "rowindex"},
 	// The tools' audience (style guide point 4): built on the engine
 	// packages, imported by none of them (no entry above lists it).
 	"audit": {"bytecomparable", "partitioner", "partitionindex", "rowindex", "trie", "internal/indexfile", "internal/partitionpayload"},
@@ -39,7 +43,7 @@ var library = map[string][]string{
 
 // tooling lists packages that exist for the command and the tests; no
 // library package may import them.
-var tooling = []string{"cmd/", "internal/buildpath", "internal/golden", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/refrows", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
+var tooling = []string{"cmd/", "internal/buildpath", "internal/fuzzinput", "internal/golden", "internal/goldenindex", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/over4gib", "internal/refpartitions", "internal/refrows", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
 
 // runtimeDeps are the only external packages a non-test file may import.
 // Everything else go.mod requires (testify, btree, roaring, vellum, …) is

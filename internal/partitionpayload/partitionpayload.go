@@ -1,8 +1,9 @@
 // Package partitionpayload is the payload codec of Partitions.db: the hash
 // byte and position a leaf of the partition-index trie carries. The engine
 // (package partitionindex: its builder and readers) and the tools (package
-// audit: its checks and payload views) both decode it, so it lives once,
-// below both.
+// audit: its checks and payload views) both decode it, and both
+// Partitions.db writers (partitionindex's builder and the reference builder
+// of internal/refpartitions) encode it, so it lives once, below them all.
 //
 // Payload layout, as Cassandra's PartitionIndexSerializer writes it after a
 // leaf node:
@@ -15,8 +16,6 @@
 // hash is the low byte of the key's Murmur3 h2 (a 1-in-256 filter for
 // exact lookups). position >= 0 is a Rows.db offset; position < 0 is
 // ^dataPosition, a Data.db offset.
-//
-// The encoder stays with the only writer, partitionindex's builder.
 package partitionpayload
 
 import (
@@ -35,6 +34,17 @@ func PositionSize(v int64) int {
 		u = ^u
 	}
 	return (64 - bits.LeadingZeros64(u) + 1 + 7) / 8
+}
+
+// Append appends the hash byte and position v and returns the header flags
+// for them.
+func Append(dst []byte, hash byte, v int64) ([]byte, byte) {
+	size := PositionSize(v)
+	// The position's size bytes, shifted to the top of an 8-byte
+	// big-endian word: one store, then the rest cut off.
+	dst = append(dst, hash)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(v)<<(64-8*size))
+	return dst[:len(dst)-8+size], byte(FlagHasHash | (size - 1))
 }
 
 // Decode reads a payload with the given flags from b (the bytes from the

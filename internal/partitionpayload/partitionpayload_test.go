@@ -9,7 +9,7 @@ import (
 // appendForTest writes a payload as Cassandra's writer does (hash byte,
 // then the position in PositionSize bytes, big-endian two's complement), so
 // Decode is checked against the layout written out here rather than
-// against partitionindex's encoder.
+// against Append.
 func appendForTest(dst []byte, hash byte, v int64) ([]byte, byte) {
 	n := PositionSize(v)
 	var word [8]byte
@@ -49,5 +49,18 @@ func TestDecode(t *testing.T) {
 	}
 	if PositionSize(math.MinInt64) != 8 {
 		t.Error("PositionSize(NOT_FOUND)")
+	}
+}
+
+// TestAppend checks the writers' encoder against the layout spelled out in
+// appendForTest, after a non-empty prefix.
+func TestAppend(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 127, 128, -129, 1 << 33, -(1 << 40), math.MaxInt64, math.MinInt64 + 1} {
+		prefix := []byte{0xee, 0xdd}
+		got, gotFlags := Append(prefix, 0x5a, v)
+		want, wantFlags := appendForTest([]byte{0xee, 0xdd}, 0x5a, v)
+		if string(got) != string(want) || gotFlags != wantFlags {
+			t.Errorf("v=%d: Append = %x flags %#x, want %x flags %#x", v, got, gotFlags, want, wantFlags)
+		}
 	}
 }

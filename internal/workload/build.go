@@ -3,11 +3,15 @@ package workload
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"sync/atomic"
 
+	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/refpartitions"
 	"github.com/bti-go/bti/jmhstyle"
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
 
@@ -18,7 +22,7 @@ import (
 // ns/op, B/op and allocs/op are per key, with Complete and the writes
 // amortised: the warm, steady-state cost. Params: the set's, then path.
 // Info adds index-bytes, the size of the last completed index.
-func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
+func Build(set *Set, path buildpath.Path) jmhstyle.Benchmark {
 	var indexBytes atomic.Int64
 	return jmhstyle.Benchmark{
 		Name:   "build",
@@ -28,9 +32,8 @@ func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
 			if err != nil {
 				return nil, nil, err
 			}
-			opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner, Path: path}
 			sink := newSink(ks)
-			b := partitionindex.NewBuilder(sink, opts)
+			b := NewPathBuilder(sink, partitionindex.Options{Partitioner: ks.Keys[0].Partitioner}, path)
 			next := 0
 			op := func(n int) {
 				for range n {
@@ -44,7 +47,7 @@ func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
 						indexBytes.Store(int64(sink.Len()))
 						next = 0
 						sink.Reset()
-						b.Reset(sink, opts)
+						b.Reset(sink)
 					}
 				}
 			}
@@ -58,6 +61,64 @@ func Build(set *Set, path partitionindex.Path) jmhstyle.Benchmark {
 			return info
 		},
 	}
+}
+
+// PathBuilder is a Partitions.db builder on either path (internal/buildpath):
+// the production partitionindex.Builder, or the reference builder of
+// internal/refpartitions. The build workloads and `bti build --path` drive
+// it. Its methods branch on the path and call the builder directly (a
+// predictable branch, where an interface would make every Add an indirect
+// call).
+type PathBuilder struct {
+	opts    partitionindex.Options
+	scratch *partitionindex.Builder
+	ref     *refpartitions.Builder
+}
+
+// NewPathBuilder returns a builder on path writing to w.
+func NewPathBuilder(w io.Writer, opts partitionindex.Options, path buildpath.Path) *PathBuilder {
+	b := &PathBuilder{opts: opts}
+	if path == buildpath.Reference {
+		b.ref = refpartitions.NewBuilder(w, refpartitions.Options(opts))
+	} else {
+		b.scratch = partitionindex.NewBuilder(w, opts)
+	}
+	return b
+}
+
+// Add is partitionindex.Builder.Add.
+func (b *PathBuilder) Add(key *partitioner.Key, pos int64) error {
+	if b.ref != nil {
+		return b.ref.Add(key, pos)
+	}
+	return b.scratch.Add(key, pos)
+}
+
+// Complete is partitionindex.Builder.Complete.
+func (b *PathBuilder) Complete() (partitionindex.Metadata, error) {
+	if b.ref != nil {
+		m, err := b.ref.Complete()
+		return partitionindex.Metadata(m), err
+	}
+	return b.scratch.Complete()
+}
+
+// BuildPartialSynced is partitionindex.Builder.BuildPartialSynced.
+func (b *PathBuilder) BuildPartialSynced(rowIndexEnd, dataEnd int64) (*partitionindex.PartialIndex, error) {
+	if b.ref != nil {
+		v, err := b.ref.BuildPartialSynced(rowIndexEnd, dataEnd)
+		return (*partitionindex.PartialIndex)(v), err
+	}
+	return b.scratch.BuildPartialSynced(rowIndexEnd, dataEnd)
+}
+
+// Reset starts a new index on w with the same options.
+func (b *PathBuilder) Reset(w io.Writer) {
+	if b.ref != nil {
+		b.ref.Reset(w, refpartitions.Options(b.opts))
+		return
+	}
+	b.scratch.Reset(w, b.opts)
 }
 
 // newSink returns an output buffer large enough for the whole index, so
@@ -84,7 +145,7 @@ func BuildCold(set *Set) jmhstyle.Benchmark {
 	var rssBefore, peakRSS atomic.Int64
 	return jmhstyle.Benchmark{
 		Name:             "build-cold",
-		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
 		SingleShot:       true,
 		OpsPerInvocation: set.Count,
 		Setup: func() (func(n int), func(), error) {
@@ -137,7 +198,7 @@ func BuildCold(set *Set) jmhstyle.Benchmark {
 func NewBuilder(set *Set) jmhstyle.Benchmark {
 	return jmhstyle.Benchmark{
 		Name:   "new-builder",
-		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
 		Setup: func() (func(n int), func(), error) {
 			ks, err := set.Keys()
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/sortedkeys"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/partitioner"
@@ -142,7 +143,7 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 	gen := set.Gen
 	return jmhstyle.Benchmark{
 		Name:             "build-stream",
-		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: partitionindex.PathScratch.String()}),
+		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
 		SingleShot:       true,
 		OpsPerInvocation: set.Count,
 		Setup: func() (func(n int), func(), error) {

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/jmhstyle"
-	"github.com/bti-go/bti/partitionindex"
 )
 
 // Workload is one benchmark of the suite with how to schedule it.
@@ -69,9 +69,6 @@ func buildSizes(size Size) []int {
 	}
 }
 
-// Paths are the builder paths the build workload runs with.
-var Paths = []partitionindex.Path{partitionindex.PathScratch, partitionindex.PathReference}
-
 // BlobPrefixes are the shared-prefix lengths of the ByteOrdered sets.
 var BlobPrefixes = []int{0, 64, 4096}
 
@@ -112,7 +109,7 @@ func LookupSets(c *Catalog, size Size) []*Set {
 func BuildWorkloads(c *Catalog, builds, cold []*Set) []Workload {
 	var ws []Workload
 	for _, s := range builds {
-		for _, p := range Paths {
+		for _, p := range buildpath.All {
 			ws = append(ws, Workload{Benchmark: Build(s, p), Threads: []int{1}, Huge: s.Huge})
 		}
 	}
