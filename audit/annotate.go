@@ -86,8 +86,8 @@ func WriteAnnotated(w io.Writer, data []byte) error {
 }
 
 // reachableNodes lists every node reachable from the root, by position.
-func reachableNodes(ix *partitionindex.Index) ([]trie.NodeInfo, error) {
-	var out []trie.NodeInfo
+func reachableNodes(ix *partitionindex.Index) ([]trie.Shape, error) {
+	var out []trie.Shape
 	seen := map[int64]bool{}
 	stack := []int64{ix.Root()}
 	for len(stack) > 0 {
@@ -97,8 +97,8 @@ func reachableNodes(ix *partitionindex.Index) ([]trie.NodeInfo, error) {
 			continue
 		}
 		seen[pos] = true
-		var n trie.NodeInfo
-		if err := ix.Trie().Node(pos, &n); err != nil {
+		var n trie.Shape
+		if err := shapeOf(ix.Trie(), pos, &n); err != nil {
 			return nil, err
 		}
 		out = append(out, n)
@@ -106,13 +106,13 @@ func reachableNodes(ix *partitionindex.Index) ([]trie.NodeInfo, error) {
 			stack = append(stack, c.Pos)
 		}
 	}
-	slices.SortFunc(out, func(a, b trie.NodeInfo) int { return int(a.Pos - b.Pos) })
+	slices.SortFunc(out, func(a, b trie.Shape) int { return int(a.Pos - b.Pos) })
 	return out, nil
 }
 
-func describeNode(n trie.NodeInfo) string {
+func describeNode(n trie.Shape) string {
 	var b strings.Builder
-	b.WriteString(n.Type)
+	b.WriteString(trie.TypeName(n.Type))
 	for i, c := range n.Children {
 		if i == 0 {
 			b.WriteString(" ")

@@ -5,7 +5,9 @@
 // engine-facing packages (partitionindex, rowindex, tableindex) keep to
 // build, open, look up and iterate; this package is built on them and on
 // a few low-level accessors they export for it (partitionindex.Index.Trie
-// and ResolveFooter, rowindex.WalkEntry, Partition.Trie and Info), and no
+// and ResolveFooter, rowindex.WalkEntry, Partition.Trie and Info, and
+// trie's one decoded-node view trie.Trie.Shape with Source, WriterType and
+// TypeName), and no
 // engine package imports it (internal/lint enforces the layering), as
 // pebble keeps its sstable package small and its tools in tool/.
 //
@@ -42,5 +44,8 @@
 //
 // WriteAnnotated prints a file as the annotated hex dump the project's
 // goldens hold; Payload decodes one node's payload; CountNodes counts the
-// nodes by type.
+// nodes by type. For the trie of either file (partitionindex.Index.Trie,
+// rowindex.Partition.Trie): DumpTrie prints its nodes depth first, one
+// line each; CountTrie counts them by type, depth and pages per lookup;
+// TriePathPages lists the pages one lookup reads.
 package audit

@@ -68,7 +68,7 @@ func (c NodeCounts) String() string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(trie.NodeTypeName(byte(t << 4)))
+		b.WriteString(trie.TypeName(uint8(t)))
 		b.WriteByte('=')
 		b.WriteString(strconv.FormatInt(v, 10))
 	}
@@ -80,9 +80,9 @@ func (c NodeCounts) String() string {
 // them by type. It reads the index's memory: call it only while the index
 // is open.
 func CountNodes(ix *partitionindex.Index) (NodeCounts, error) {
-	st, err := ix.Trie().Stats()
+	st, err := CountTrie(ix.Trie())
 	if err != nil {
 		return NodeCounts{}, fromTrie(err)
 	}
-	return NodeCounts(st.ByType), nil
+	return st.ByType, nil
 }

@@ -41,7 +41,7 @@ func TestNodeCounts(t *testing.T) {
 			byName, payloads := walkNodeTypes(t, ix.Trie())
 			var total int64
 			for code, n := range got {
-				name := trie.NodeTypeName(byte(code << 4))
+				name := trie.TypeName(uint8(code))
 				require.Equal(t, byName[name], n, "%s nodes", name)
 				total += byName[name]
 			}
@@ -53,18 +53,18 @@ func TestNodeCounts(t *testing.T) {
 }
 
 // walkNodeTypes counts the nodes reachable from the root by type name, and
-// the nodes with a payload, breadth first through Trie.Node.
+// the nodes with a payload, breadth first through shapeOf (Trie.Shape, a bad pointer an error).
 func walkNodeTypes(t *testing.T, tr *trie.Trie) (map[string]int64, int64) {
 	t.Helper()
 	byName := map[string]int64{}
 	var payloads int64
-	var info trie.NodeInfo
+	var info trie.Shape
 	queue := []int64{tr.Root()}
 	for len(queue) > 0 {
 		pos := queue[0]
 		queue = queue[1:]
-		require.NoError(t, tr.Node(pos, &info))
-		byName[info.Type]++
+		require.NoError(t, shapeOf(tr, pos, &info))
+		byName[trie.TypeName(info.Type)]++
 		if info.Flags != 0 {
 			payloads++
 		}
@@ -102,12 +102,12 @@ func TestNodeCountsCorrupt(t *testing.T) {
 	require.NoError(t, err)
 	// The root is a SPARSE_8 over "a" and "z" (ByteOrdered keys share the
 	// token's leading bytes, so find it): break its first child distance.
-	var info trie.NodeInfo
-	require.NoError(t, ix.Trie().Node(m.Root, &info))
+	var info trie.Shape
+	require.NoError(t, shapeOf(ix.Trie(), m.Root, &info))
 	for len(info.Children) == 1 {
-		require.NoError(t, ix.Trie().Node(info.Children[0].Pos, &info))
+		require.NoError(t, shapeOf(ix.Trie(), info.Children[0].Pos, &info))
 	}
-	require.Equal(t, "SPARSE_8", info.Type)
+	require.Equal(t, "SPARSE_8", trie.TypeName(info.Type))
 	data[info.Pos+2+int64(len(info.Children))] = 0xff // first distance: far before the file
 	_, err = CountNodes(ix)
 	require.ErrorIs(t, err, partitionindex.ErrCorrupt)

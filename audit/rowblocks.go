@@ -33,7 +33,7 @@ func RowBlocks(dst []RowBlock, p *rowindex.Partition) ([]RowBlock, error) {
 		pos  int64
 		path []byte
 	}
-	var n trie.NodeInfo
+	var n trie.Shape
 	budget := p.Entry.Position + 1 // nodes lie before the entry
 	stack := []frame{{pos: t.Root()}}
 	for len(stack) > 0 {
@@ -42,7 +42,7 @@ func RowBlocks(dst []RowBlock, p *rowindex.Partition) ([]RowBlock, error) {
 		if budget--; budget < 0 {
 			return dst, &rowindex.CorruptError{Offset: f.pos, Reason: "nodes reached more often than the file has bytes: not a tree"}
 		}
-		if err := t.Node(f.pos, &n); err != nil {
+		if err := shapeOf(t, f.pos, &n); err != nil {
 			return dst, err
 		}
 		if n.Flags != 0 {

@@ -241,7 +241,7 @@ func checkNodeTypes(t *testing.T, c check) {
 			t.Fatalf("format.md:%d: code %q", c.line, r[0])
 		}
 		seen[code] = true
-		if got := trie.NodeTypeName(byte(code << 4)); got != r[1] {
+		if got := trie.TypeName(uint8(code)); got != r[1] {
 			t.Errorf("type %d is %s, the table says %s", code, got, r[1])
 		}
 	}
@@ -301,7 +301,7 @@ func checkFile(t *testing.T, c check) {
 func checkListing(t *testing.T, c check, data []byte) {
 	names := map[string]bool{}
 	for h := range 16 {
-		names[trie.NodeTypeName(byte(h<<4))] = true
+		names[trie.TypeName(uint8(h))] = true
 	}
 	next := 0
 	for k, l := range c.body {
@@ -335,8 +335,8 @@ func checkListing(t *testing.T, c check, data []byte) {
 		comment := strings.Fields(strings.TrimSpace(rest[len(run):]))
 		if len(comment) > 0 {
 			word := strings.TrimRight(comment[0], ",:")
-			if names[word] && trie.NodeTypeName(got[0]) != word {
-				t.Errorf("%s: the header %02x is %s, the document says %s", where, got[0], trie.NodeTypeName(got[0]), word)
+			if names[word] && trie.TypeName(got[0]>>4) != word {
+				t.Errorf("%s: the header %02x is %s, the document says %s", where, got[0], trie.TypeName(got[0]>>4), word)
 			}
 		}
 	}

@@ -232,15 +232,10 @@ func checkEx(c exCase, pl *exPlan, st *exStats) error {
 	}
 	defer ix.Close()
 	// The audit package's TestCheckExhaustive runs its check over the same
-	// alphabet and page sizes; here the trie's own walk counts the nodes.
-	nodes, err := ix.Trie().Stats()
-	if err != nil {
-		return fmt.Errorf("%v: Stats: %w", c, err)
-	}
-	for code, v := range nodes.ByType {
-		if v > 0 {
-			st.nodeTypes[trie.NodeTypeName(byte(code<<4))] += v
-		}
+	// alphabet and page sizes; here a walk over the trie's node accessor
+	// counts the nodes.
+	if err := countNodeTypes(ix.Trie(), ix.Root(), st.nodeTypes); err != nil {
+		return fmt.Errorf("%v: counting node types: %w", c, err)
 	}
 	size := ix.FirstKeyPos() // the trie's bytes: nodes and padding
 	page := int64(c.pageSize)

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"io"
 	"testing"
 
 	"github.com/bti-go/bti/internal/buildpath"
@@ -13,7 +12,6 @@ import (
 	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/partitionfile"
 	"github.com/bti-go/bti/partitioner"
-	"github.com/bti-go/bti/trie"
 )
 
 // FuzzIndexReader opens arbitrary bytes as an index and, if they open, runs
@@ -93,10 +91,10 @@ func FuzzIndexReader(f *testing.F) {
 	})
 }
 
-// exerciseIndex runs every lookup of exerciseReader for probes on ix, then
-// the trie's dump, which reads every reachable node (the audit package's
-// fuzz targets run its own dumps and checks on the same bytes), and closes
-// ix. Errors must be corruption.
+// exerciseIndex runs every lookup of exerciseReader for probes on ix and
+// closes ix. Errors must be corruption. The walks over every reachable node
+// (dumps, node counts) live in package audit, whose fuzz targets run them
+// and its checks on the same bytes.
 func exerciseIndex(t *testing.T, ix *Index, probes [][]byte, limit int) {
 	t.Helper()
 	rd, err := ix.OpenReader()
@@ -105,9 +103,6 @@ func exerciseIndex(t *testing.T, ix *Index, probes [][]byte, limit int) {
 	}
 	if err := exerciseReader(rd, ix.Partitioner(), probes, limit); err != nil {
 		t.Fatal(err)
-	}
-	if err := ix.Trie().Dump(io.Discard); err != nil && !errors.Is(err, trie.ErrCorrupt) {
-		t.Fatalf("Trie.Dump: %T %v", err, err)
 	}
 	if err := rd.Close(); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package rowindex
 
 import (
 	"errors"
-	"io"
 	"slices"
 	"strconv"
 
@@ -57,16 +56,6 @@ func openTrie(src trie.Source, e Entry, cols []bytecomparable.Column) (*Partitio
 		return nil, &CorruptError{Offset: e.Root, Reason: "row index trie is empty"}
 	}
 	return &Partition{Entry: e, cols: cols, t: t, endNode: end}, nil
-}
-
-// Dump writes every node of the partition's trie, depth first with
-// children in byte order, one line each (trie.Trie.Dump): the separators
-// are the transition bytes on the way to each payload node.
-func (p *Partition) Dump(w io.Writer) error {
-	if err := p.t.Dump(w); err != nil {
-		return wrapTrie(err, p.t.Root())
-	}
-	return nil
 }
 
 // wrapTrie turns a trie corruption into a CorruptError of this package.

@@ -1,14 +1,16 @@
 package trie
 
-// Read-side helpers for a structural audit of a trie (the audit package's
-// CheckPartitions and CheckRows): the raw facts of one node that a reader
-// does not need but a checker does (the header, the slot count, DENSE
-// holes, the unused nibble of a packed 12-bit area), and the node type the
-// writer would choose. They stay here, not in package audit, because they
-// decode nodes with this package's own node view; trie is the layer both
-// audiences build on, and these are its low-level accessors for tools.
+// The low-level accessors tools build on (package audit's checks, dumps,
+// node statistics and page paths; cmd/bti's drawings): one decoded node with
+// the raw facts a reader does not need but a checker does (the header, the
+// slot count, DENSE holes, the unused nibble of a packed 12-bit area), the
+// bytes the trie reads, and the node type the writer would choose. They stay
+// here, not in package audit, because they decode nodes with this package's
+// own node view; everything built on them for tools lives in audit.
 
-// Shape is one decoded node as an audit sees it.
+// Shape is one decoded node: where it is, its type and flags, the size of
+// its fixed part (its payload starts right after), its children in
+// transition order, and what an audit checks beyond that.
 type Shape struct {
 	Pos       int64
 	Header    byte
@@ -30,12 +32,19 @@ type Shape struct {
 	NibbleSet bool
 }
 
+// Child is one transition of a node.
+type Child struct {
+	Transition byte
+	Pos        int64
+}
+
 // Source returns the bytes the trie reads (for a scan of every node).
 func (t *Trie) Source() Source { return t.src }
 
 // Shape decodes the node at pos into s, reusing s.Children. It fails with a
 // *CorruptError when the fixed part leaves its segment; a pointer that does
-// not point strictly backwards is counted in BadPointers, not followed.
+// not point strictly backwards is counted in BadPointers, not followed: a
+// tool that walks the children treats BadPointers > 0 as corruption.
 func (t *Trie) Shape(pos int64, s *Shape) error {
 	var nv nodeView
 	if err := nv.load(&t.src, pos); err != nil {

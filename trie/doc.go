@@ -49,7 +49,8 @@
 //
 // docs/format.md §10.3: BOP keys "a", "ab", "b" stored as the prefixes
 // 40 61 00, 40 61 62 and 40 62 (TestWorkedThreeKeys reads these bytes and
-// TestDump pins the dump below):
+// package audit's TestDumpTrie pins the dump below, which audit.DumpTrie
+// prints):
 //
 //	@00 08 5A FF              PAYLOAD_ONLY flags 8, payload 5A FF   ("a")
 //	@03 08 AD 64              PAYLOAD_ONLY flags 8, payload AD 64   ("ab")
@@ -99,9 +100,10 @@
 // Bad bytes never panic and never loop. Every node's fixed part must lie
 // inside its segment (File below Cutoff, or Tail), and every child pointer
 // must point strictly backwards to a position >= 0, so every descent
-// terminates. Iterations, Stats and Dump give up after reaching more nodes
-// than there are bytes (children shared by several parents could otherwise
-// make a walk exponential). Violations are *CorruptError, matching
+// terminates. Iterations (and package audit's walks over Shape, DumpTrie
+// and CountTrie) give up after reaching more nodes than there are bytes
+// (children shared by several parents could otherwise make a walk
+// exponential). Violations are *CorruptError, matching
 // ErrCorrupt. Payload flag values are not checked here; 8..15 is a rule of
 // the partition index. No walk recurses: tries can be ~200 000 levels deep.
 //

@@ -92,50 +92,6 @@ func TestModelRandomTries(t *testing.T) {
 	}
 }
 
-// TestStatsCountsTypes checks Stats on a trie whose types are chosen at
-// random: the per-type counts match a plain walk.
-func TestStatsCountsTypes(t *testing.T) {
-	r := rand.New(rand.NewSource(7))
-	entries := randomEntries(r, 400, 5, []byte{1, 2, 3, 5, 8, 13, 21, 200})
-	data, root := buildTrie(t, entries, buildOpts{rnd: r, anyType: true, maxPad: 70000, padChance: 0.05})
-	tr := mustNew(t, data, root)
-	st, err := tr.Stats()
-	require.NoError(t, err)
-	assert.Equal(t, int64(len(entries)), st.Payloads)
-	var byType [16]int64
-	var nodes int64
-	maxDepth := 0
-	type fr struct {
-		pos   int64
-		depth int
-	}
-	stack := []fr{{root, 0}}
-	var nv nodeView
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		require.NoError(t, nv.load(&tr.src, f.pos))
-		nodes++
-		byType[nv.typ]++
-		maxDepth = max(maxDepth, f.depth)
-		for i := 0; i < nv.n; i++ {
-			if c := nv.child(i); c >= 0 {
-				stack = append(stack, fr{c, f.depth + 1})
-			}
-		}
-	}
-	assert.Equal(t, nodes, st.Nodes)
-	assert.Equal(t, byType, st.ByType)
-	assert.Equal(t, maxDepth, st.MaxDepth)
-	used := 0
-	for _, c := range st.ByType {
-		if c > 0 {
-			used++
-		}
-	}
-	assert.Greater(t, used, 8, "random types should cover most node types")
-}
-
 // TestTailSource reads the docs/format.md §10.3 trie split into a file part and an
 // early-open tail, with garbage in the file past the cutoff.
 func TestTailSource(t *testing.T) {

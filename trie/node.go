@@ -36,10 +36,6 @@ var nodeTypeNames = [16]string{
 
 func (t nodeType) String() string { return nodeTypeNames[t&0xF] }
 
-// NodeTypeName returns Cassandra's name of the node type stored in the high
-// nibble of a header byte.
-func NodeTypeName(header byte) string { return nodeTypeNames[header>>4] }
-
 // pointerBits is the width of one child pointer in bits (0 for PAYLOAD_ONLY).
 var pointerBits = [16]uint8{0, 4, 8, 12, 16, 8, 12, 16, 24, 40, 12, 16, 24, 32, 40, 64}
 

@@ -7,20 +7,19 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/RoaringBitmap/roaring"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keyset"
 )
 
 // The page-aware layout's promises on the writer's own output: every branch
-// smaller than a page lies in one page, padding is zeros up to a page
-// boundary and nowhere else (checkPageLayout), and every page is read by
-// some lookup. The same file measured against an eighth of its page must
-// show split branches, so the branch check is seen to fail on a layout that
-// ignores the page it is checked against. That the distinct pages of each
-// lookup match Stats' histogram follows from children preceding parents and
-// only cross-checks two walks.
+// smaller than a page lies in one page, and padding is zeros up to a page
+// boundary and nowhere else (checkPageLayout). The same file measured
+// against an eighth of its page must show split branches, so the branch
+// check is seen to fail on a layout that ignores the page it is checked
+// against. That every page is read by some lookup, and that the distinct
+// pages of each lookup match the node statistics' histogram, is audit's
+// TestTriePathPagesMatchCountTrie on the same key sets.
 func TestLookupPagesAreMonotone(t *testing.T) {
 	for _, set := range []struct {
 		name string
@@ -52,34 +51,6 @@ func TestLookupPagesAreMonotone(t *testing.T) {
 			}
 			data, root := writeEntries(t, entries, Options{})
 			tr := mustNew(t, data, root)
-
-			st, err := tr.Stats()
-			require.NoError(t, err)
-			// The distinct pages of each lookup's PathPages against Stats,
-			// whose depth-first walk counts page changes: since children
-			// precede parents a path's pages only fall, so this checks the
-			// two walks against each other, not the layout. The union of
-			// all paths must be every page up to the root's: the layout
-			// leaves no page that no lookup reads.
-			histogram := make([]int64, len(st.PagesPerPayload))
-			pages, all := roaring.New(), roaring.New()
-			var path []int64
-			for _, k := range keys {
-				path, err = tr.PathPages(path[:0], k)
-				require.NoError(t, err)
-				pages.Clear()
-				for _, p := range path {
-					pages.Add(uint32(p))
-				}
-				all.Or(pages)
-				n := int(pages.GetCardinality())
-				require.Less(t, n, len(histogram), "key %x reads more pages than Stats saw on any path", k)
-				histogram[n]++
-			}
-			t.Logf("%d keys, %d bytes: distinct pages per lookup %v", len(keys), len(data), histogram)
-			require.Equal(t, st.PagesPerPayload, histogram)
-			require.Equal(t, uint64(root/DefaultPageSize+1), all.GetCardinality(), "a page no lookup reads")
-			require.Equal(t, int64(len(keys)), st.Payloads)
 
 			payloadLen := func(uint8) int { return len(payload) }
 			lay := checkPageLayout(t, tr, DefaultPageSize, payloadLen)

@@ -3,10 +3,7 @@ package trie
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,76 +54,13 @@ func TestDeepChain(t *testing.T) {
 	assert.Equal(t, []int64{0}, iterAllReverse(t, tr, nil, nil, true))
 	assert.Equal(t, []int64{0}, iterAll(t, tr, key[:5], key, false))
 	assert.Equal(t, []int64{0}, iterAllReverse(t, tr, key[:5], key, false))
-
-	st, err := tr.Stats()
-	require.NoError(t, err)
-	assert.Equal(t, depth, st.MaxDepth)
-	assert.Equal(t, int64(depth+1), st.Nodes)
-	assert.Equal(t, int64(depth), st.ByType[singleNoPayload4])
-	pages := int(root/DefaultPageSize) + 1
-	require.Len(t, st.PagesPerPayload, pages+1)
-	assert.Equal(t, int64(1), st.PagesPerPayload[pages])
-
-	path, err := tr.PathPages(nil, key)
-	require.NoError(t, err)
-	require.Len(t, path, depth+1, "one page entry per node on the path")
-	assert.Equal(t, root/DefaultPageSize, path[0], "the root comes first")
-	assert.Equal(t, int64(0), path[depth], "the leaf, written first, is on page 0")
-	assert.Len(t, slices.Compact(path), pages, "every page from the root's down to 0, once each")
-
-	lc := &lineCounter{}
-	require.NoError(t, tr.Dump(lc))
-	assert.Equal(t, depth+1, lc.lines)
-	assert.Less(t, lc.bytes, 120*(depth+1), "indentation is capped")
+	// The tools' walks over the same chain (node counts, page path, dump)
+	// are audit's TestTrieToolsDeepChain.
 }
-
-type lineCounter struct{ lines, bytes int }
-
-func (c *lineCounter) Write(p []byte) (int, error) {
-	c.lines += bytes.Count(p, []byte{'\n'})
-	c.bytes += len(p)
-	return len(p), nil
-}
-
-func TestDump(t *testing.T) {
-	tr, _ := openIndex(t, fileC())
-	var buf bytes.Buffer
-	require.NoError(t, tr.Dump(&buf))
-	assert.Equal(t, strings.Join([]string{
-		"@15 SINGLE_NOPAYLOAD_4",
-		"  40 -> @f DENSE_12",
-		"    61 -> @6 SPARSE_8",
-		"      00 -> @0 PAYLOAD_ONLY flags=8",
-		"      62 -> @3 PAYLOAD_ONLY flags=8",
-		"    62 -> @c PAYLOAD_ONLY flags=8",
-		"",
-	}, "\n"), buf.String())
-
-	// A child in another page is marked "=>"; deep lines carry their depth.
-	data := append([]byte{0x09, 1, 2, 3}, make([]byte, 5000)...)
-	root := int64(len(data))
-	data = encodeNode(data, single16, 0, root, []byte{0x7A}, []int64{0}, nil)
-	buf.Reset()
-	require.NoError(t, mustNew(t, data, root).Dump(&buf))
-	assert.Equal(t, "@138c SINGLE_16\n  7a => @0 PAYLOAD_ONLY flags=9\n", buf.String())
-
-	chain, croot := deepChain(40)
-	buf.Reset()
-	require.NoError(t, mustNew(t, chain, croot).Dump(&buf))
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	require.Len(t, lines, 41)
-	assert.Equal(t, "[40] "+strings.Repeat("  ", maxIndent)+"78 -> @0 PAYLOAD_ONLY flags=8", lines[40])
-
-	// Writer errors come back.
-	assert.ErrorIs(t, tr.Dump(failWriter{}), io.ErrShortWrite)
-}
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
 
 // TestCorruptPointers: self-pointers, forward pointers and shared children
-// are reported, not followed.
+// are reported, not followed (audit's TestTrieToolsCorruptPointers runs the
+// tools' walks over the same bytes).
 func TestCorruptPointers(t *testing.T) {
 	leaf := []byte{0x08, 1, 2}
 	cases := map[string]struct {
@@ -166,9 +100,6 @@ func TestCorruptPointers(t *testing.T) {
 			for rit.Reset(tr, nil, nil, true); rit.Next(); {
 			}
 			errs = append(errs, rit.Err())
-			_, err = tr.Stats()
-			errs = append(errs, err)
-			errs = append(errs, tr.Dump(io.Discard))
 			seen := 0
 			for _, err := range errs {
 				if err != nil {
@@ -186,8 +117,9 @@ func TestCorruptPointers(t *testing.T) {
 }
 
 // TestSharedChildren builds a DAG of 60 levels whose nodes have two
-// children that are the same node: 2^60 paths. Iteration, Stats and Dump
-// must stop after about as many nodes as there are bytes.
+// children that are the same node: 2^60 paths. Iteration must stop after
+// about as many nodes as there are bytes (audit's
+// TestTrieToolsSharedChildren: so must the tools' walks).
 func TestSharedChildren(t *testing.T) {
 	data := []byte{0x08, 1, 2}
 	prev := int64(0)
@@ -210,9 +142,6 @@ func TestSharedChildren(t *testing.T) {
 	}
 	assert.ErrorIs(t, rit.Err(), ErrCorrupt)
 	assert.LessOrEqual(t, n, len(data))
-	_, err := tr.Stats()
-	assert.ErrorIs(t, err, ErrCorrupt)
-	assert.ErrorIs(t, tr.Dump(io.Discard), ErrCorrupt)
 	// Point lookups only follow one path and succeed.
 	w := tr.Walker()
 	node, ok, err := w.Exact(bytes.Repeat([]byte{'b'}, 60))

@@ -81,7 +81,7 @@ func runDump(args []string, stdout, _ io.Writer) (err error) {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
 	t := ix.Trie()
-	st, err := t.Stats()
+	st, err := audit.CountTrie(t)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *index, err)
 	}
@@ -108,7 +108,7 @@ func runDump(args []string, stdout, _ io.Writer) (err error) {
 		writeDumpText(w, info)
 		if *nodes || len(data) <= smallIndex {
 			fmt.Fprintln(w, "\nnodes (offsets in hex; \"=>\" crosses a page boundary):")
-			err = t.Dump(w)
+			err = audit.DumpTrie(w, t)
 		}
 	}
 	if ferr := w.Flush(); err == nil {
@@ -142,7 +142,7 @@ type dumpInfo struct {
 	pageOrder []string
 }
 
-func newDumpInfo(name string, data []byte, ix *partitionindex.Index, st trie.NodeStats) dumpInfo {
+func newDumpInfo(name string, data []byte, ix *partitionindex.Index, st audit.TrieStats) dumpInfo {
 	d := dumpInfo{
 		File: name, Size: len(data),
 		FirstKeyPos: ix.FirstKeyPos(),
@@ -153,7 +153,7 @@ func newDumpInfo(name string, data []byte, ix *partitionindex.Index, st trie.Nod
 	}
 	for code, n := range st.ByType {
 		if n > 0 {
-			name := trie.NodeTypeName(byte(code << 4))
+			name := trie.TypeName(uint8(code))
 			d.NodeTypes[name] = n
 			d.typeOrder = append(d.typeOrder, name)
 		}
@@ -196,16 +196,16 @@ func writeDumpText(w io.Writer, d dumpInfo) {
 }
 
 // writeDot draws the trie as a Graphviz digraph: nodes depth first from
-// the root, children in ascending byte order (Trie.Dump's order), edges that
-// cross a 4096-byte page dashed (Dump's "=>").
+// the root, children in ascending byte order (audit.DumpTrie's order),
+// edges that cross a 4096-byte page dashed (DumpTrie's "=>").
 func writeDot(w io.Writer, ix *partitionindex.Index, name string) error {
 	t := ix.Trie()
 	fmt.Fprintf(w, "digraph %q {\n", name)
 	fmt.Fprintln(w, "  node [shape=box, fontname=\"monospace\", fontsize=10];")
 	fmt.Fprintln(w, "  edge [fontname=\"monospace\", fontsize=10];")
-	// Node checks that children point strictly backwards, so the walk
-	// ends; the budget bounds it on a damaged file whose nodes share
-	// children, as Dump's does.
+	// A node with a pointer that does not point strictly backwards is an
+	// error here, so the walk ends; the budget bounds it on a damaged file
+	// whose nodes share children, as audit.DumpTrie's does.
 	budget := ix.FirstKeyPos()
 	type visit struct {
 		parent int64 // -1 for the root
@@ -213,17 +213,20 @@ func writeDot(w io.Writer, ix *partitionindex.Index, name string) error {
 		pos    int64
 	}
 	stack := []visit{{parent: -1, pos: ix.Root()}}
-	var n trie.NodeInfo
+	var n trie.Shape
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if budget--; budget < 0 {
 			return &partitionindex.CorruptError{Offset: v.pos, Reason: "nodes reached more often than the file has bytes: not a tree"}
 		}
-		if err := t.Node(v.pos, &n); err != nil {
+		if err := t.Shape(v.pos, &n); err != nil {
 			return err
 		}
-		label := fmt.Sprintf("@%x\\n%s", n.Pos, n.Type)
+		if n.BadPointers > 0 {
+			return &partitionindex.CorruptError{Offset: v.pos, Reason: "trie child pointer does not point strictly backwards"}
+		}
+		label := fmt.Sprintf("@%x\\n%s", n.Pos, trie.TypeName(n.Type))
 		if n.Flags != 0 {
 			label += "\\n" + payloadLabel(ix, n.Pos)
 		}

@@ -472,7 +472,7 @@ func runRowsDump(args []string, stdout io.Writer) (err error) {
 		if !*nodes {
 			return nil
 		}
-		return p.Dump(w)
+		return audit.DumpTrie(w, p.Trie())
 	})
 	if ferr := w.Flush(); err == nil {
 		err = ferr
