@@ -47,19 +47,11 @@ func TestColdBuildAllocations(t *testing.T) {
 
 // A small index keeps its whole trie pending until the root closes (no
 // branch fills a page before that), so a fresh builder's allocation is its
-// working set: 24 bytes per child ref (8 for the ref, 16 for the leaf slot
-// beside it, see trie/childlists.go) and 32 per node, plus the output
-// buffer. Grown by append's quarter steps it was about 144 B/key; grown in
-// chunks and by doubling, about 57 (at e6e0db5, when leaves had a store of
-// their own); with a leaf slot beside every ref, which spends 16 bytes on
-// each ref that is a node's or unused so that adding and writing a leaf
-// costs less, 67.1, and 73.1 once first lists were sized by the last
-// sibling's (trie.Writer.growList): the lists now come in 96 KiB chunks,
-// about 6 B/key at this size, and that change made the build take one
-// chunk more (go test ./partitionindex/ -run TestColdSmallBuildAllocations
-// -v, branch triebuild). Pinned at 76 B/key for a 16,384-key ByteOrdered
-// blob set shaped like the build-cold benchmark's (8..24-byte keys,
-// another seed).
+// working set: about 16 bytes per leaf slot, 8 per child ref and 32 per
+// node, plus the output buffer. Grown by append's quarter steps it was
+// about 144 B/key; grown in chunks and by doubling, about 57. Pinned at 64
+// B/key for a 16,384-key ByteOrdered blob set shaped like the build-cold
+// benchmark's (8..24-byte keys, another seed).
 func TestColdSmallBuildAllocations(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("allocation counts differ under -race and -cover")
@@ -87,7 +79,7 @@ func TestColdSmallBuildAllocations(t *testing.T) {
 	total := after.TotalAlloc - before.TotalAlloc
 	perKey := float64(total) / n
 	t.Logf("cold build of %d ByteOrdered keys (%d-byte index): %d bytes (%.1f B/key), %d allocations", n, meta.Size, total, perKey, after.Mallocs-before.Mallocs)
-	if perKey > 76 {
-		t.Errorf("cold build allocates %.1f B/key, want <= 76", perKey)
+	if perKey > 64 {
+		t.Errorf("cold build allocates %.1f B/key, want <= 64", perKey)
 	}
 }

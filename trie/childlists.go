@@ -4,19 +4,16 @@ package trie
 // then one of three kinds, by the two flag bits below it:
 //
 //	pending node  (neither flag)  low 32 bits: the child's index in Writer.nodes
-//	pending leaf  (refLeaf)       bits 32..36: its size (header and payload);
-//	                              its bytes are in the list's leaf slot
+//	pending leaf  (refLeaf)       low 32 bits: its slot in Writer.leaves,
+//	                              bits 32..36: its size (header and payload)
 //	written       (refWritten)    low 55 bits: its file position
 //
 // A parent reads its written children's positions and transitions from its
 // own list, so a node is released the moment it is written, and
 // serializing a node touches no other node. A childless node with a small
 // payload (every entry of a partition index) never becomes a node: it is
-// a leaf ref from the start, its size, all that closing and laying out
-// its parent read of it, sits in the ref, and its header and payload sit
-// in the leaf slot beside the ref (childLists.leaf): written when the key
-// arrives, copied out once when the parent's branch is written, and freed
-// with the list, so a leaf costs no allocation or release of its own.
+// a leaf ref from the start, and its size, all that closing and laying out
+// its parent read of it, sits in the ref.
 type childRef uint64
 
 const (
@@ -29,8 +26,8 @@ func pendingRef(transition byte, node int32) childRef {
 	return childRef(transition)<<56 | childRef(uint32(node))
 }
 
-func leafRef(transition byte, size int) childRef {
-	return childRef(transition)<<56 | refLeaf | childRef(size)<<32
+func leafRef(transition byte, slot int32, size int) childRef {
+	return childRef(transition)<<56 | refLeaf | childRef(size)<<32 | childRef(uint32(slot))
 }
 
 func writtenRef(transition byte, pos int64) childRef {
@@ -47,7 +44,8 @@ func (r childRef) leaf() bool { return r&(refWritten|refLeaf) == refLeaf }
 // leaf() false).
 func (r childRef) node() int32 { return int32(uint32(r)) }
 
-// leafSize is the size of a pending leaf (leaf() true).
+// slot and leafSize describe a pending leaf (leaf() true).
+func (r childRef) slot() int32     { return int32(uint32(r)) }
 func (r childRef) leafSize() int32 { return int32(r>>32) & 0x1F }
 
 // pos is the position of a written child (written() true).
@@ -61,22 +59,8 @@ func (r childRef) pos() int64 { return int64(r & refPos) }
 // rather than one array grown by doubling, keep a cold build's allocation
 // at what it uses (doubling allocates twice that, and copies it). Lists
 // are addressed by offset, so nothing holds a pointer into a chunk.
-//
-// Beside each ref is a leaf slot (leaves, parallel to refs): a pending
-// leaf's bytes live at its ref's offset. Before, they lived in a store of
-// their own, and each leaf paid a slot allocation, a release and two
-// two-level address computations; write now copies a node's leaves from
-// one slice. Building 1M Murmur3 UUID keys (workload.MurmurUUID) took
-// 737.6 instructions per warm Add before, 692.3 after (callgrind
-// --toggle-collect on a wrapper of partitionindex.Builder.Add, at e6e0db5
-// and the commit that made this change). The price is memory: 16 bytes
-// beside every ref, also those of nodes and the unused ends of lists, so a
-// cold build allocates more (a 16,384-key ByteOrdered index 67 instead of
-// 56 bytes per key, partitionindex's TestColdSmallBuildAllocations); a
-// warm one still allocates nothing.
 type childLists struct {
-	refs   [][]childRef
-	leaves [][]leafSlot
+	chunks [][]childRef
 	used   int32       // refs handed out from the chunks so far
 	free   [10][]int32 // by class: a list of class c holds 1<<(c-1) refs
 }
@@ -100,34 +84,14 @@ func (l *childLists) reset() {
 
 // list returns the n refs at off.
 func (l *childLists) list(off int32, n int) []childRef {
-	c := l.refs[off>>chunkShift]
+	c := l.chunks[off>>chunkShift]
 	i := int(off & (chunkRefs - 1))
 	return c[i : i+n : i+n]
 }
 
 // at returns the ref at off.
 func (l *childLists) at(off int32) *childRef {
-	return &l.refs[off>>chunkShift][off&(chunkRefs-1)]
-}
-
-// leafList returns the n leaf slots beside the refs at off (list's).
-func (l *childLists) leafList(off int32, n int) []leafSlot {
-	c := l.leaves[off>>chunkShift]
-	i := int(off & (chunkRefs - 1))
-	return c[i : i+n : i+n]
-}
-
-// leaf returns the leaf slot beside the ref at off.
-func (l *childLists) leaf(off int32) *leafSlot {
-	return &l.leaves[off>>chunkShift][off&(chunkRefs-1)]
-}
-
-// move copies the n refs and leaf slots at src to dst (lists that do not
-// overlap).
-func (l *childLists) move(dst, src int32, n int) {
-	copy(l.list(dst, n), l.list(src, n))
-	d, s := int(dst&(chunkRefs-1)), int(src&(chunkRefs-1))
-	copy(l.leaves[dst>>chunkShift][d:d+n], l.leaves[src>>chunkShift][s:s+n])
+	return &l.chunks[off>>chunkShift][off&(chunkRefs-1)]
 }
 
 // alloc returns the offset of an unused list of class c.
@@ -149,9 +113,8 @@ func (l *childLists) alloc(c uint8) int32 {
 			}
 		}
 	}
-	if int(l.used>>chunkShift) == len(l.refs) {
-		l.refs = append(l.refs, make([]childRef, chunkRefs))
-		l.leaves = append(l.leaves, make([]leafSlot, chunkRefs))
+	if int(l.used>>chunkShift) == len(l.chunks) {
+		l.chunks = append(l.chunks, make([]childRef, chunkRefs))
 	}
 	off := l.used
 	l.used += size

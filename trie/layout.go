@@ -30,9 +30,6 @@ func (w *Writer) closeNode(i int32) {
 	if n.nkids == 0 && w.closeLeaf(n) {
 		return
 	}
-	if n.nkids > 0 && w.lists.at(n.list).leaf() {
-		w.leafKids = n.nkids // see growList
-	}
 	var branch int64
 	written, inBranch := false, false
 	for _, r := range w.children(n) {
@@ -178,7 +175,7 @@ func (w *Writer) layoutChildren(i int32) {
 		var pos int64
 		if cand.ref.leaf() {
 			pos = w.Position()
-			w.appendLeafRef(cand.ref, w.nodes[f.node].list+cand.slot)
+			w.appendLeafRef(cand.ref)
 		} else {
 			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
 				node := cand.ref.node()
@@ -414,10 +411,6 @@ func (w *Writer) write(i int32) int64 {
 		// The list lives in a chunk that never moves, so it stays valid
 		// while children are written and released.
 		refs := w.children(n)
-		var leaves []leafSlot // beside refs
-		if len(refs) > 0 {
-			leaves = w.lists.leafList(n.list, len(refs))
-		}
 		descend := int32(-1)
 		for f.child < len(refs) {
 			k := f.child
@@ -433,8 +426,9 @@ func (w *Writer) write(i int32) int64 {
 					w.growOut(len(leafSlot{}))
 				}
 				l := len(out.B)
-				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = leaves[k]
+				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 				out.B = out.B[:l+int(r.leafSize())]
+				w.releaseWrittenLeaf(r.slot())
 				refs[k] = writtenRef(r.transition(), out.Flushed()+int64(l))
 				continue
 			}
@@ -523,8 +517,8 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 			if r.leaf() {
 				// Placed here for the view, and pending still.
 				pos := base + int64(len(*tail))
+				*tail = append(*tail, w.leaves.at(r.slot())[:r.leafSize()]...)
 				at := w.nodes[f.node].list + int32(f.child-1)
-				*tail = append(*tail, w.lists.leaf(at)[:r.leafSize()]...)
 				w.restore = append(w.restore, restoreRef{at: at, ref: r})
 				w.placeChild(f, pos, 0)
 				continue

@@ -105,8 +105,7 @@ const bigPayload = 0xFF
 
 // leafSlot holds a pending leaf's bytes as they will be written: the
 // PAYLOAD_ONLY header, then the payload; its leaf ref holds the length.
-// Writing a leaf is one fixed-size copy. Each ref of a child list has one
-// beside it (childLists.leaf).
+// Writing a leaf is one fixed-size copy.
 type leafSlot [16]byte
 
 // maxLeafPayload is the longest payload a leaf slot holds; a key with a
@@ -143,14 +142,12 @@ type Writer struct {
 	// a released node's list field holds the same for the next one, so
 	// the free list costs no memory of its own.
 	freeNode int32
-	lists    childLists // child lists, with pending leaves' bytes (see childRef)
+	lists    childLists
+	leaves   leafStore // pending leaves (see childRef)
 	// openLeaf: the previous key ends in a pending leaf, the last child of
 	// the top of the stack (it is open: the next key may extend it, and
 	// promoteLeaf then turns it into a node).
 	openLeaf bool
-	// leafKids is how many children the last closed node whose first
-	// child was a leaf had: the size growList gives the next such list.
-	leafKids uint16
 	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
@@ -232,8 +229,8 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.nodes = w.nodes[:0]
 	w.freeNode = 0
 	w.lists.reset()
+	w.leaves.reset()
 	w.openLeaf = false
-	w.leafKids = 0
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
 		w.bigFree = append(w.bigFree, int32(i))
@@ -283,79 +280,44 @@ func (w *Writer) children(n *node) []childRef {
 // list.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
-	if n.nkids == listCap[n.class] {
-		n = w.growList(p, ref.leaf())
+	if n.nkids < listCap[n.class] {
+		*w.lists.at(n.list + int32(n.nkids)) = ref
+		n.nkids++
+		return
 	}
-	*w.lists.at(n.list + int32(n.nkids)) = ref
-	n.nkids++
-}
-
-// addLeaf appends to node p's list a pending leaf: transition, its header
-// and payload in the slot beside the ref. len(payload) <= maxLeafPayload.
-func (w *Writer) addLeaf(p int32, transition, flags byte, payload []byte) {
-	n := &w.nodes[p]
-	if n.nkids == listCap[n.class] {
-		n = w.growList(p, true)
-	}
-	off := n.list + int32(n.nkids)
-	n.nkids++
-	*w.lists.at(off) = leafRef(transition, 1+len(payload))
-	s := w.lists.leaf(off)
-	s[0] = byte(payloadOnly)<<4 | flags&0xF
-	// copy(s[1:], payload) without the call: two overlapping words cover
-	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
-	switch n := len(payload); {
-	case n >= 8:
-		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
-		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
-	case n >= 4:
-		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
-		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
-	default:
-		for k, c := range payload {
-			s[1+k] = c
-		}
-	}
+	w.growList(p, ref)
 }
 
 // listCap is the capacity of a list of each class (0: no list).
 var listCap = [maxListClass + 1]uint16{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
 
-// growList gives node p a list with room for one more ref and returns the
-// node; leaf tells whether that ref is a leaf's. The first list fits what
-// usually follows. A node whose first child is a leaf is where keys branch
-// (in a Murmur3 index, a node below two token bytes that gathers about
-// fifteen leaves at a million keys, below three about six at a hundred
-// million), and its siblings and cousins gather about as many: it starts
-// with room for twice the children of the last such node closed (4 refs
-// for the first). A node on a chain below a new key starts with the one
-// ref it most likely keeps. A full list then moves to the next size of
-// listGrowth. Each move is a call, a free-list pop and a copy of refs and
-// leaf slots: with a first list of 4 refs, most of those Murmur3 nodes
-// moved theirs once (to 32), with twice the last sibling's none, which
-// took the 1M-key build from 672.1 to 657.9 instructions per warm Add
-// (callgrind, as in childlists.go, at a653b49 and the commit that made
-// this change).
-func (w *Writer) growList(p int32, leaf bool) *node {
+// growList gives node p a list with room for ref and appends it. The first
+// list fits what usually follows: a node whose first child is a leaf is
+// where keys branch (in a Murmur3 index, a node below two token bytes that
+// gathers about fifteen leaves at a million keys), so it starts with 4
+// refs, while a node on a chain below a new key starts with the one ref it
+// most likely keeps. A full list then moves to the next size of
+// listGrowth. Each move is a call, a free-list pop and a copy: with lists
+// of 1, 4, 16, 64 refs those Murmur3 nodes moved theirs two or three
+// times, now once, which took the 1M-key build from 814 to 792
+// instructions per key (callgrind).
+func (w *Writer) growList(p int32, ref childRef) {
 	n := &w.nodes[p]
 	if n.class == 0 {
 		class := uint8(1)
-		if leaf {
+		if ref.leaf() {
 			class = 3
-			if k := w.leafKids; k > 2 {
-				// The class of 2k refs: 1<<(class-1) >= 2k.
-				class = min(uint8(bits.Len16(2*k-1))+1, maxListClass)
-			}
 		}
 		n.list, n.class = w.lists.alloc(class), class
 	} else {
 		class := listGrowth[n.class]
 		off := w.lists.alloc(class)
-		w.lists.move(off, n.list, int(n.nkids))
+		copy(w.lists.list(off, int(n.nkids)), w.children(n))
 		w.lists.release(n.list, n.class)
 		n.list, n.class = off, class
 	}
-	return n
+	*w.lists.at(n.list + int32(n.nkids)) = ref
+	n.nkids++
 }
 
 // listGrowth is the class a full list of each class moves to: 1, 4, 32,
@@ -421,16 +383,49 @@ func (w *Writer) dropPayload(n *node) {
 	n.plen = 0
 }
 
-// appendLeafRef writes the pending leaf r, whose ref is at off: the
-// slot's 16 bytes in one copy into spare capacity, of which r's size count.
-func (w *Writer) appendLeafRef(r childRef, off int32) {
+// newLeaf stores a pending leaf's header and payload in a free slot and
+// returns the slot. len(payload) <= maxLeafPayload.
+func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
+	i := w.leaves.alloc()
+	s := w.leaves.at(i)
+	s[0] = byte(payloadOnly)<<4 | flags&0xF
+	// copy(s[1:], payload) without the call: two overlapping words cover
+	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
+	switch n := len(payload); {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
+		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
+	case n >= 4:
+		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
+		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
+	default:
+		for k, c := range payload {
+			s[1+k] = c
+		}
+	}
+	return i
+}
+
+// appendLeafRef writes the pending leaf r and frees its slot: the slot's
+// 16 bytes in one copy into spare capacity, of which r's size count.
+func (w *Writer) appendLeafRef(r childRef) {
 	out := w.out
 	if cap(out.B)-len(out.B) < len(leafSlot{}) {
 		w.growOut(len(leafSlot{}))
 	}
 	l := len(out.B)
-	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.lists.leaf(off)
+	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
 	out.B = out.B[:l+int(r.leafSize())]
+	w.releaseWrittenLeaf(r.slot())
+}
+
+// releaseWrittenLeaf frees the slot of a leaf just written, except while
+// Complete writes what is left (see leafStore.release). Both leaf writes,
+// appendLeafRef and its copy inlined in write, go through it.
+func (w *Writer) releaseWrittenLeaf(slot int32) {
+	if !w.completing {
+		w.leaves.release(slot)
+	}
 }
 
 // promoteLeaf turns the open leaf, which the next key extends, into a node
@@ -442,10 +437,11 @@ func (w *Writer) promoteLeaf() {
 	r := *w.lists.at(at)
 	child := w.newNode() // may move w.nodes
 	c := &w.nodes[child]
-	slot := w.lists.leaf(at)
+	slot := w.leaves.at(r.slot())
 	c.hasPayload = true
 	c.flags = slot[0] & 0xF
 	w.setPayload(c, slot[1:r.leafSize()])
+	w.leaves.release(r.slot())
 	*w.lists.at(at) = pendingRef(r.transition(), child)
 	w.stack = append(w.stack, child)
 }
@@ -504,7 +500,14 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		if invariants.Enabled {
 			w.checkShared(key, shared)
 		}
-		w.addLeaf(w.stack[len(w.stack)-1], key[shared], flags, payload)
+		ref := leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload))
+		p := w.stack[len(w.stack)-1]
+		if n := &w.nodes[p]; n.nkids < listCap[n.class] {
+			*w.lists.at(n.list + int32(n.nkids)) = ref // addChild, inlined
+			n.nkids++
+		} else {
+			w.growList(p, ref)
+		}
 		w.prevKey = key
 		w.count++
 		return nil
@@ -561,7 +564,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		if size := 1 + len(payload); len(payload) <= maxLeafPayload && int64(size) < w.pageSize {
 			// A leaf (closeLeaf has why a childless node that fits a page
 			// needs nothing else).
-			w.addLeaf(parent, last, flags, payload)
+			w.addChild(parent, leafRef(last, w.newLeaf(flags, payload), size))
 			w.openLeaf = true
 		} else {
 			child := w.newNode()
