@@ -281,7 +281,7 @@ func TestCheckEncodingGrammar(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
 		for range 2000 {
-			raw := randomBytes(r, 0, 12, []byte{0x00, 0x01, 0x38, 0x40, 0xFE, 0xFF})
+			raw := keyset.RandomBytes(r, 0, 12, []byte{0x00, 0x01, 0x38, 0x40, 0xFE, 0xFF})
 			enc := p.Decorate(raw).AppendComparable(nil)
 			longest := enc
 			if p == partitioner.ByteOrdered {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -49,7 +50,7 @@ func TestDamageAnnotatedEveryByte(t *testing.T) {
 	for _, n := range []int{1, 2, 5, 12} {
 		var raws [][]byte
 		for range n {
-			raws = append(raws, randomBytesN(r, r.IntN(5), []byte{0, 1, 'a', 0xff}))
+			raws = append(raws, keyset.RandomBytesN(r, r.IntN(5), []byte{0, 1, 'a', 0xff}))
 		}
 		file, _ := buildModel(t, partitioner.Murmur3, raws, r, 0)
 		for at := range file {

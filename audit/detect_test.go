@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/goldenindex"
+	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -22,7 +23,7 @@ func buildRandomIndex(t *testing.T, p partitioner.Partitioner, n int, seed uint6
 	r := rand.New(rand.NewPCG(seed, seed))
 	var raws [][]byte
 	for range n {
-		raws = append(raws, randomBytes(r, 1, 12, nil))
+		raws = append(raws, keyset.RandomBytes(r, 1, 12, nil))
 	}
 	file, _ := buildModel(t, p, raws, r, 0)
 	return file

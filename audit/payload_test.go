@@ -20,7 +20,7 @@ func TestNodeCounts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 9))
 	var raws [][]byte
 	for range 2000 {
-		raws = append(raws, randomBytes(r, 1, 12, []byte{0, 1, 'a', 'b', 0xff}))
+		raws = append(raws, keyset.RandomBytes(r, 1, 12, []byte{0, 1, 'a', 'b', 0xff}))
 	}
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		t.Run(p.String(), func(t *testing.T) {

@@ -7,6 +7,8 @@ package golden
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -39,6 +41,29 @@ type Partial struct {
 	Cutoff     int64
 	TailLen    int64
 	TailSHA256 string // lowercase hex
+}
+
+// RequireView fails the test unless an accepted early-open view (its root,
+// key count, cutoff and the bytes past the cutoff) is the one Cassandra's
+// writer produced at this request. The golden tests of partitionindex and
+// audit both compare their views with it.
+func (p Partial) RequireView(tb testing.TB, root, count, cutoff int64, tail []byte) {
+	tb.Helper()
+	sum := sha256.Sum256(tail)
+	for _, f := range [...]struct {
+		what      string
+		want, got any
+	}{
+		{"root", p.Root, root},
+		{"count", p.Count, count},
+		{"cutoff", p.Cutoff, cutoff},
+		{"tail length", p.TailLen, int64(len(tail))},
+		{"tail sha256", p.TailSHA256, hex.EncodeToString(sum[:])},
+	} {
+		if f.want != f.got {
+			tb.Fatalf("after %d keys: %s is %v, Cassandra's is %v", p.AfterKeys, f.what, f.got, f.want)
+		}
+	}
 }
 
 // Dir returns the golden folder: ../shared/golden relative to the directory

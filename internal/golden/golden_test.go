@@ -2,6 +2,8 @@ package golden
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -189,4 +191,26 @@ func TestCaseCount(t *testing.T) {
 		}
 	}
 	t.Logf("golden cases: %d", len(cases))
+}
+
+// TestRequireView: a view equal to Cassandra's passes; one that differs
+// fails on its first differing field, naming it and both values.
+func TestRequireView(t *testing.T) {
+	tail := []byte("tail")
+	sum := sha256.Sum256(tail)
+	want := Partial{AfterKeys: 7, Accepted: true, Root: 10, Count: 3, Cutoff: 4, TailLen: 4, TailSHA256: hex.EncodeToString(sum[:])}
+	r := &recorder{TB: t}
+	r.run(func(tb testing.TB) { want.RequireView(tb, 10, 3, 4, tail) })
+	if r.fatal != "" {
+		t.Fatalf("the matching view failed: %s", r.fatal)
+	}
+	r.run(func(tb testing.TB) { want.RequireView(tb, 10, 3, 5, []byte("tall")) })
+	if got := "after 7 keys: cutoff is 5, Cassandra's is 4"; r.fatal != got {
+		t.Fatalf("a view with another cutoff reported %q, want %q", r.fatal, got)
+	}
+	r.fatal = ""
+	r.run(func(tb testing.TB) { want.RequireView(tb, 10, 3, 4, []byte("tall")) })
+	if !strings.HasPrefix(r.fatal, "after 7 keys: tail sha256 is ") {
+		t.Fatalf("a view with other tail bytes reported %q", r.fatal)
+	}
 }
