@@ -84,26 +84,37 @@ func checkExactPaths(t *testing.T, tr *Trie, key []byte) {
 			t.Fatalf("Exact(%x): payload %x/%x, Trie.Payload %x/%x %v", key, flags, payload, wantFlags, wantPayload, err)
 		}
 	}
-	for j := 0; j <= len(key); j++ {
-		node, ok, more, err := w.ExactPrefix(key[:j])
-		if more {
-			continue
-		}
-		if node != wantNode || ok != wantOK || !sameError(err, wantErr) {
-			t.Fatalf("ExactPrefix(%x) of %x = %d %v %v, Exact says %d %v %v", key[:j], key, node, ok, err, wantNode, wantOK, wantErr)
-		}
+	type exactAnswer struct {
+		node int64
+		ok   bool
 	}
+	checkPrefixCuts(t, "ExactPrefix", key, exactAnswer{wantNode, wantOK}, wantErr, func(cut []byte) (exactAnswer, bool, error) {
+		node, ok, more, err := w.ExactPrefix(cut)
+		return exactAnswer{node, ok}, more, err
+	})
 	wantAt, wantGreater, wantErr := refCeiling(tr, key)
 	if at, greater, err := w.Ceiling(key); at != wantAt || greater != wantGreater || !sameError(err, wantErr) {
 		t.Fatalf("Ceiling(%x) = %d %d %v, the general decoder says %d %d %v", key, at, greater, err, wantAt, wantGreater, wantErr)
 	}
+	checkPrefixCuts(t, "CeilingPrefix", key, [2]int64{wantAt, wantGreater}, wantErr, func(cut []byte) ([2]int64, bool, error) {
+		at, greater, more, err := w.CeilingPrefix(cut)
+		return [2]int64{at, greater}, more, err
+	})
+}
+
+// checkPrefixCuts feeds lookup, one of Walker's *Prefix methods, every cut
+// of key and checks that each cut it answers (more false) gets want and
+// wantErr, the whole key's answer: a walk that stops inside the cut answers
+// for every key that starts with it.
+func checkPrefixCuts[A comparable](t *testing.T, name string, key []byte, want A, wantErr error, lookup func(cut []byte) (got A, more bool, err error)) {
+	t.Helper()
 	for j := 0; j <= len(key); j++ {
-		at, greater, more, err := w.CeilingPrefix(key[:j])
+		got, more, err := lookup(key[:j])
 		if more {
 			continue
 		}
-		if at != wantAt || greater != wantGreater || !sameError(err, wantErr) {
-			t.Fatalf("CeilingPrefix(%x) of %x = %d %d %v, Ceiling says %d %d %v", key[:j], key, at, greater, err, wantAt, wantGreater, wantErr)
+		if got != want || !sameError(err, wantErr) {
+			t.Fatalf("%s(%x) of %x = %+v %v, the whole key gives %+v %v", name, key[:j], key, got, err, want, wantErr)
 		}
 	}
 }
