@@ -48,7 +48,7 @@ func (it *ReverseIterator) Reset(t *Trie, start, end []byte, admitPrefix bool) {
 }
 
 // resetNoEnd stacks the root, loaded by reset, to be visited from its last
-// child down.
+// child down. It is Iterator.resetNoStart going backward.
 func (it *ReverseIterator) resetNoEnd() {
 	limit := notAtLimit
 	if it.bound != nil {
@@ -58,7 +58,9 @@ func (it *ReverseIterator) resetNoEnd() {
 }
 
 // resetWithEnd follows end, stacking its path, and leaves the top frame just
-// after the last child smaller than end's next byte.
+// after the last child smaller than end's next byte. It mirrors
+// Iterator.resetWithStart, which follows start the other way and also
+// remembers the start-path entry admitPrefix may list.
 func (it *ReverseIterator) resetWithEnd(end []byte) {
 	atLimit := it.bound != nil
 	for k := 0; ; k++ {
@@ -104,6 +106,10 @@ func (it *ReverseIterator) Err() error { return it.err }
 // advance visits the remaining slots of the top frame from high to low,
 // descending into children, and reports a node's payload when its frame is
 // popped.
+//
+// It mirrors Iterator.advance (iterator.go) with the direction turned, and
+// adds the start-path reporting rule; the two loops stay separate for speed,
+// as Iterator.advance's comment records.
 func (it *ReverseIterator) advance() (int64, error) {
 	for len(it.stack) > 0 {
 		top := &it.stack[len(it.stack)-1]
