@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -19,13 +20,29 @@ var allPartitioners = []partitioner.Partitioner{partitioner.Murmur3, partitioner
 
 var allKinds = []keygen.Kind{keygen.Int32, keygen.Int64, keygen.UUID, keygen.Text, keygen.Blob}
 
+// mustKeys returns cfg's keys, failing the test if cfg.Keys refuses cfg.
+func mustKeys(t *testing.T, cfg keygen.Config) []partitioner.Key {
+	t.Helper()
+	keys, err := cfg.Keys()
+	require.NoError(t, err, "%+v", cfg)
+	return keys
+}
+
+// mustGenerate returns cfg's entries (keys with positions), failing the
+// test if cfg.Generate refuses cfg.
+func mustGenerate(t *testing.T, cfg keygen.Config) []keystsv.Entry {
+	t.Helper()
+	entries, err := cfg.Generate()
+	require.NoError(t, err, "%+v", cfg)
+	return entries
+}
+
 func TestKeysSortedUniqueAndShaped(t *testing.T) {
 	for _, p := range allPartitioners {
 		for _, k := range allKinds {
 			t.Run(p.String()+"/"+k.String(), func(t *testing.T) {
 				cfg := keygen.Config{Partitioner: p, Kind: k, Count: 3000, Seed: 42, PrefixBytes: 3, KeyLenMin: 2, KeyLenMax: 9}
-				keys, err := cfg.Keys()
-				require.NoError(t, err)
+				keys := mustKeys(t, cfg)
 				require.Len(t, keys, cfg.Count)
 				prefix := keys[0].Raw[:3]
 				for i, key := range keys {
@@ -60,8 +77,7 @@ func TestKeysDropDuplicatesAndKeepCount(t *testing.T) {
 	// 62 two-character alphanumeric... the text alphabet has 68 symbols, so
 	// 68*68 = 4624 two-byte keys: 3000 of them need many duplicate draws.
 	cfg := keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Text, Count: 3000, Seed: 1, KeyLenMin: 2, KeyLenMax: 2}
-	keys, err := cfg.Keys()
-	require.NoError(t, err)
+	keys := mustKeys(t, cfg)
 	require.Len(t, keys, 3000)
 	for i := 1; i < len(keys); i++ {
 		require.Negative(t, bytes.Compare(keys[i-1].Raw, keys[i].Raw))
@@ -70,24 +86,17 @@ func TestKeysDropDuplicatesAndKeepCount(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.Blob, Count: 2000, Seed: 7}
-	a, err := cfg.Generate()
-	require.NoError(t, err)
-	b, err := cfg.Generate()
-	require.NoError(t, err)
-	require.Equal(t, a, b)
+	a := mustGenerate(t, cfg)
+	require.Equal(t, a, mustGenerate(t, cfg))
 
 	cfg.Seed = 8
-	c, err := cfg.Generate()
-	require.NoError(t, err)
-	require.NotEqual(t, a, c, "another seed must give other keys")
+	require.NotEqual(t, a, mustGenerate(t, cfg), "another seed must give other keys")
 }
 
 func TestGenerateMatchesKeysAndPositions(t *testing.T) {
 	cfg := keygen.Config{Partitioner: partitioner.Random, Kind: keygen.Int64, Count: 500, Seed: 3}
-	entries, err := cfg.Generate()
-	require.NoError(t, err)
-	keys, err := cfg.Keys()
-	require.NoError(t, err)
+	entries := mustGenerate(t, cfg)
+	keys := mustKeys(t, cfg)
 	pos := keygen.Positions(len(keys), cfg.Seed)
 	require.Len(t, entries, len(keys))
 	for i := range entries {
@@ -155,9 +164,7 @@ func TestErrors(t *testing.T) {
 		require.Error(t, err, "%+v", cfg)
 	}
 
-	keys, err := keygen.Config{Count: 0}.Keys()
-	require.NoError(t, err)
-	require.Empty(t, keys)
+	require.Empty(t, mustKeys(t, keygen.Config{Count: 0}))
 }
 
 func TestParseKind(t *testing.T) {
@@ -206,8 +213,7 @@ func TestCapacity(t *testing.T) {
 		assert.Contains(t, err.Error(), "offers only")
 	}
 	// Exactly the capacity is possible.
-	keys, err := keygen.Config{Kind: keygen.Blob, Count: 257, KeyLenMin: 0, KeyLenMax: 1, PrefixBytes: 2, Partitioner: partitioner.ByteOrdered}.Keys()
-	require.NoError(t, err)
+	keys := mustKeys(t, keygen.Config{Kind: keygen.Blob, Count: 257, KeyLenMin: 0, KeyLenMax: 1, PrefixBytes: 2, Partitioner: partitioner.ByteOrdered})
 	require.Len(t, keys, 257)
 }
 
@@ -238,8 +244,7 @@ func TestMemoryEstimate(t *testing.T) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		keys, err := cfg.Keys()
-		require.NoError(t, err)
+		keys := mustKeys(t, cfg)
 		pos := keygen.Positions(len(keys), cfg.Seed)
 		runtime.ReadMemStats(&m1)
 		total := int64(m1.TotalAlloc - m0.TotalAlloc)
