@@ -22,9 +22,9 @@ var update = flag.Bool("update", false, "rewrite the annotated golden dumps in .
 // builds, reviewed by eye and kept in ../testdata/annotated. A change in the
 // layout shows up as a readable diff; -update rewrites them, and a mismatch
 // leaves a .got file beside the golden. (Cassandra-written files are checked
-// byte for byte in golden_test.go; these cover layouts those do not spell
-// out: the worked files of docs/format.md §10, tiny pages, all payload
-// sizes.)
+// byte for byte in partitionindex's golden_test.go; these cover layouts
+// those do not spell out: the worked files of docs/format.md §10, tiny
+// pages, all payload sizes.)
 func TestAnnotatedGoldens(t *testing.T) {
 	cases := []struct {
 		name      string

@@ -12,6 +12,8 @@ import (
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/rowgen"
 	"github.com/bti-go/bti/internal/rowstsv"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/rowindex"
 )
 
@@ -244,4 +246,59 @@ func TestRowBlocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckTable: the golden Rows.db files pass against a Partitions.db
+// that maps every key to its value in Cassandra's RESULT (what tableindex
+// writes beside them: TestGoldenBothIndexes there checks it; built here
+// from RESULT so that this test rests on Cassandra's files alone); with two
+// entries' keys swapped (the tries intact) each entry is reported, since
+// the partition index maps its key elsewhere.
+func TestCheckTable(t *testing.T) {
+	golden.ForEachRows(t, func(t *testing.T, c golden.RowsCase) {
+		lines, err := rowstsv.ReadResult(c.Result(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts bytes.Buffer
+		b := partitionindex.NewBuilder(&parts, partitionindex.Options{Partitioner: partitioner.ByteOrdered})
+		indexed := 0
+		for _, l := range lines {
+			key := partitioner.ByteOrdered.Decorate(l.Key)
+			if err := b.Add(&key, l.Value); err != nil {
+				t.Fatal(err)
+			}
+			if l.Value >= 0 {
+				indexed++
+			}
+		}
+		if _, err := b.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := partitionindex.NewIndex(parts.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := c.RowsDB(t)
+		rep, err := audit.CheckTable(ix, data, audit.Options{})
+		if err != nil || !rep.OK() || rep.Entries != int64(indexed) {
+			t.Fatalf("report %+v, %v; want %d entries, no problem", rep, err, indexed)
+		}
+		if c.Name != "multi-partition" {
+			return
+		}
+		bad := bytes.Clone(data)
+		const entry7000, entry7002 = 31, 217
+		bad[entry7000+3], bad[entry7002+3] = bad[entry7002+3], bad[entry7000+3]
+		rep, err = audit.CheckTable(ix, bad, audit.Options{})
+		if err != nil || rep.ProblemCount != 2 {
+			t.Fatalf("swapped keys: %+v, %v", rep, err)
+		}
+		for i, want := range []int64{entry7000, entry7002} {
+			if p := rep.Problems[i]; p.Rule != audit.RulePartitionIndex || p.Entry != want {
+				t.Errorf("problem %d: %v, want the partition-index rule at entry %d", i, p, want)
+			}
+		}
+		t.Log(rep.Problems)
+	})
 }

@@ -12,11 +12,14 @@ import (
 
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/keyset"
+	"github.com/bti-go/bti/partitioner"
+	"github.com/bti-go/bti/partitionindex"
 	"github.com/bti-go/bti/trie"
 )
 
-// DumpTrie, CountTrie and TriePathPages on tries Cassandra wrote and on the
-// writer's own output, against independent walks over trie.Trie.Shape.
+// DumpTrie, CountTrie, CountNodes and TriePathPages on tries Cassandra wrote
+// and on the writer's own output, against independent walks over
+// trie.Trie.Shape.
 
 // goldenTrie opens the trie of a Partitions.db image: everything before
 // firstKeyPos, the root from the footer's last 8 bytes.
@@ -188,9 +191,33 @@ func TestCountTrieByType(t *testing.T) {
 	st, err := CountTrie(tr)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(keys)), st.Payloads)
-	var byType NodeCounts
-	var nodes int64
-	maxDepth := 0
+	want := plainCount(t, tr)
+	assert.Equal(t, want.nodes, st.Nodes)
+	assert.Equal(t, want.byType, st.ByType)
+	assert.Equal(t, want.maxDepth, st.MaxDepth)
+	used := 0
+	for _, c := range st.ByType {
+		if c > 0 {
+			used++
+		}
+	}
+	t.Logf("node types: %v", st.ByType)
+	assert.Greater(t, used, 8, "the keys and payloads should bring out most node types")
+}
+
+// nodeTally is what plainCount counts.
+type nodeTally struct {
+	byType          NodeCounts
+	nodes, payloads int64 // all nodes, and those with a payload
+	maxDepth        int
+}
+
+// plainCount counts the nodes reachable from tr's root with a stack of its
+// own over shapeOf (Trie.Shape, a bad pointer an error), independent of the
+// walk CountTrie and CountNodes share.
+func plainCount(t *testing.T, tr *trie.Trie) nodeTally {
+	t.Helper()
+	var n nodeTally
 	type frame struct {
 		pos   int64
 		depth int
@@ -200,23 +227,88 @@ func TestCountTrieByType(t *testing.T) {
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		require.NoError(t, tr.Shape(f.pos, &s))
-		nodes++
-		byType[s.Type]++
-		maxDepth = max(maxDepth, f.depth)
+		require.NoError(t, shapeOf(tr, f.pos, &s))
+		n.nodes++
+		n.byType[s.Type]++
+		if s.Flags != 0 {
+			n.payloads++
+		}
+		n.maxDepth = max(n.maxDepth, f.depth)
 		for _, c := range s.Children {
 			stack = append(stack, frame{c.Pos, f.depth + 1})
 		}
 	}
-	assert.Equal(t, nodes, st.Nodes)
-	assert.Equal(t, byType, st.ByType)
-	assert.Equal(t, maxDepth, st.MaxDepth)
-	used := 0
-	for _, c := range st.ByType {
-		if c > 0 {
-			used++
-		}
+	return n
+}
+
+// TestNodeCounts: CountNodes agrees with plainCount on a partition index
+// under both partitioners, and every key has exactly one payload-carrying
+// node.
+func TestNodeCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	var raws [][]byte
+	for range 2000 {
+		raws = append(raws, keyset.RandomBytes(r, 1, 12, []byte{0, 1, 'a', 'b', 0xff}))
 	}
-	t.Logf("node types: %v", st.ByType)
-	assert.Greater(t, used, 8, "the keys and payloads should bring out most node types")
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
+		t.Run(p.String(), func(t *testing.T) {
+			keys := keyset.Decorate(p, raws)
+			var buf bytes.Buffer
+			b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: p})
+			for i, k := range keys {
+				require.NoError(t, b.Add(&k, partitionindex.RowIndexPosition(int64(i))))
+			}
+			_, err := b.Complete()
+			require.NoError(t, err)
+			ix, err := partitionindex.NewIndex(buf.Bytes(), partitionindex.OpenOptions{Partitioner: p})
+			require.NoError(t, err)
+			defer ix.Close()
+
+			got, err := CountNodes(ix)
+			require.NoError(t, err)
+			want := plainCount(t, ix.Trie())
+			require.Equal(t, want.byType, got)
+			require.Equal(t, want.nodes, got.Total())
+			require.Equal(t, int64(len(keys)), want.payloads, "one payload node per key")
+			require.Contains(t, got.String(), "PAYLOAD_ONLY=")
+		})
+	}
+}
+
+func TestNodeCountsString(t *testing.T) {
+	var c NodeCounts
+	require.Equal(t, "", c.String())
+	c[0], c[5], c[15] = 3, 1, 2
+	require.Equal(t, "PAYLOAD_ONLY=3 SPARSE_8=1 LONG_DENSE=2", c.String())
+	require.Equal(t, int64(6), c.Total())
+}
+
+// TestNodeCountsCorrupt: a node pointing outside the file is reported as
+// corruption, not followed.
+func TestNodeCountsCorrupt(t *testing.T) {
+	var buf bytes.Buffer
+	b := partitionindex.NewBuilder(&buf, partitionindex.Options{Partitioner: partitioner.ByteOrdered})
+	for i, k := range []string{"a", "z"} {
+		dk := partitioner.ByteOrdered.Decorate([]byte(k))
+		require.NoError(t, b.Add(&dk, int64(i)))
+	}
+	m, err := b.Complete()
+	require.NoError(t, err)
+	data := bytes.Clone(buf.Bytes())
+	ix, err := partitionindex.NewIndex(data, partitionindex.OpenOptions{Partitioner: partitioner.ByteOrdered})
+	require.NoError(t, err)
+	defer ix.Close()
+	_, err = CountNodes(ix)
+	require.NoError(t, err)
+	// The root is a SPARSE_8 over "a" and "z" (ByteOrdered keys share the
+	// token's leading bytes, so find it): break its first child distance.
+	var info trie.Shape
+	require.NoError(t, shapeOf(ix.Trie(), m.Root, &info))
+	for len(info.Children) == 1 {
+		require.NoError(t, shapeOf(ix.Trie(), info.Children[0].Pos, &info))
+	}
+	require.Equal(t, "SPARSE_8", trie.TypeName(info.Type))
+	data[info.Pos+2+int64(len(info.Children))] = 0xff // first distance: far before the file
+	_, err = CountNodes(ix)
+	require.ErrorIs(t, err, partitionindex.ErrCorrupt)
 }

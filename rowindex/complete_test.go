@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/faultsink"
 	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -34,7 +35,7 @@ func TestCompleteEndsTheFile(t *testing.T) {
 		w.ResetPartition()
 
 		sink.fail = true
-		if err := w.Complete(); !errors.Is(err, errDisk) {
+		if err := w.Complete(); !errors.Is(err, faultsink.ErrDisk) {
 			t.Fatalf("%s: Complete on a failing sink: %v", path, err)
 		}
 		if err := w.Complete(); err != nil {
@@ -71,7 +72,7 @@ type failOnce struct {
 func (s *failOnce) Write(p []byte) (int, error) {
 	if s.fail {
 		s.fail = false
-		return 0, errDisk
+		return 0, faultsink.ErrDisk
 	}
 	return s.out.Write(p)
 }

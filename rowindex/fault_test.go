@@ -8,6 +8,7 @@ import (
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/faultsink"
 	"github.com/bti-go/bti/internal/refrows"
 	"github.com/bti-go/bti/rowindex"
 )
@@ -93,60 +94,32 @@ func TestBadBlocks(t *testing.T) {
 	}
 }
 
-// flakySink fails some writes, sometimes after taking part of the bytes.
-type flakySink struct {
-	r     *rand.Rand
-	out   bytes.Buffer
-	fails int
-}
-
-var errDisk = errors.New("disk full")
-
-func (s *flakySink) Write(p []byte) (int, error) {
-	if s.r.IntN(3) == 0 {
-		s.fails++
-		n := s.r.IntN(len(p) + 1)
-		s.out.Write(p[:n])
-		return n, errDisk
-	}
-	return s.out.Write(p)
-}
-
 // TestFailedWrites builds about 400 KB of row indexes (30 partitions) into a sink that fails a
 // third of its writes; every failed call is retried until it succeeds and
 // the file equals a clean build's.
 func TestFailedWrites(t *testing.T) {
 	cols, blocks := wideBlocks(30000)
 	for _, path := range buildpath.All {
-		want := cleanBuild(t, cols, blocks, 1000, path)
-		sink := &flakySink{r: rand.New(rand.NewPCG(1, uint64(path)))}
-		w := refrows.New(path, sink, rowindex.Options{Columns: cols})
-		retry := func(f func() error) {
-			for tries := 0; ; tries++ {
-				err := f()
-				if err == nil {
-					return
-				}
-				if !errors.Is(err, errDisk) || tries > 100 {
-					t.Fatalf("%s: %v", path, err)
+		t.Run(path.String(), func(t *testing.T) {
+			want := cleanBuild(t, cols, blocks, 1000, path)
+			sink := faultsink.New(rand.New(rand.NewPCG(1, uint64(path))), 3)
+			w := refrows.New(path, sink, rowindex.Options{Columns: cols})
+			for i, b := range blocks {
+				faultsink.Retry(t, func() error { return w.Add(&b) })
+				if (i+1)%1000 == 0 {
+					faultsink.Retry(t, func() error {
+						_, err := w.FinishPartition([]byte{byte(i)}, int64(i), b.Offset+1, rowindex.Live)
+						return err
+					})
 				}
 			}
-		}
-		for i, b := range blocks {
-			retry(func() error { return w.Add(&b) })
-			if (i+1)%1000 == 0 {
-				retry(func() error {
-					_, err := w.FinishPartition([]byte{byte(i)}, int64(i), b.Offset+1, rowindex.Live)
-					return err
-				})
+			faultsink.Retry(t, w.Flush)
+			if sink.Fails == 0 {
+				t.Fatal("the sink never failed")
 			}
-		}
-		retry(w.Flush)
-		if sink.fails == 0 {
-			t.Fatal("the sink never failed")
-		}
-		if !bytes.Equal(sink.out.Bytes(), want) {
-			t.Fatalf("%s: after %d failed writes the file differs from a clean build", path, sink.fails)
-		}
+			if !bytes.Equal(sink.Out.Bytes(), want) {
+				t.Fatalf("after %d failed writes the file differs from a clean build", sink.Fails)
+			}
+		})
 	}
 }

@@ -43,7 +43,7 @@ var library = map[string][]string{
 
 // tooling lists packages that exist for the command and the tests; no
 // library package may import them.
-var tooling = []string{"cmd/", "internal/buildpath", "internal/fuzzinput", "internal/golden", "internal/goldenindex", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/over4gib", "internal/refpartitions", "internal/refrows", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
+var tooling = []string{"cmd/", "internal/buildpath", "internal/faultsink", "internal/fuzzinput", "internal/golden", "internal/goldenindex", "internal/keygen", "internal/keyset", "internal/keystsv", "internal/over4gib", "internal/refpartitions", "internal/refrows", "internal/rowgen", "internal/rowstsv", "internal/workload", "jmhstyle"}
 
 // runtimeDeps are the only external packages a non-test file may import.
 // Everything else go.mod requires (testify, btree, roaring, vellum, …) is
