@@ -42,6 +42,15 @@ func TestReadErrors(t *testing.T) {
 		{strings.Replace(sample, "5,6", "5", 1), "line 4: bad partition deletion"},
 		{strings.Replace(sample, "00000003:63", "0g", 1), "line 6: bad first clustering"},
 		{strings.Replace(sample, "\t400\t", "\t", 1), "line 6: block line needs 4 fields"},
+		// Every field names itself; the first that fails is the one reported.
+		{strings.Replace(sample, "partition\t6b31", "partition\t6z31", 1), "line 4: bad key hex: encoding/hex"},
+		{strings.Replace(sample, "\t900\t", "\t9x\t", 1), "line 4: bad end position"},
+		{strings.Replace(sample, "\t00000004:62\t", "\t0000000:62\t", 1), "line 6: bad last clustering: component 0"},
+		{strings.Replace(sample, "\t400\t", "\t4o0\t", 1), "line 6: bad offset"},
+		{strings.Replace(sample, "\t1,2\n", "\t1;2\n", 1), "line 6: bad open deletion"},
+		{strings.Replace(sample, "partition\t6b31\t7", "partition\tzz\tx", 1), "line 4: bad key hex"},
+		{"# types: int32\npartition\t00\t1\t2\t-\n00\t0g\tx\t-\n", "line 3: bad last clustering"},
+		{strings.Replace(sample, "partition\t6b32", "partition\t6b32\t1", 1), "line 8: partition line needs 5 fields, has 6"},
 		{strings.Replace(sample, "partition\t6b31", "\t6b31", 1), "line 4: block line outside a partition"},
 		{"# types: int32\n00\t00\t1\t-\n", "line 2: block line outside a partition"},
 		{"partition\t00\t1\t2\t-\n", "no '# types:' line"},
@@ -67,9 +76,17 @@ func TestWriteResult(t *testing.T) {
 	if err != nil || len(lines) != 2 || string(lines[0].Key) != "k1" || lines[0].Value != -1 || lines[1].Root != 27 || lines[1].Blocks != 3 {
 		t.Errorf("ReadResult = %+v, %v", lines, err)
 	}
-	_, err = ReadResult([]byte("# h\n6b31\t-1\t-1\t1\n70\t31\tx\t3\n"))
-	var le *LineError
-	if !errors.As(err, &le) || le.Line != 3 {
-		t.Errorf("ReadResult of a bad root: %v, want a *LineError for line 3", err)
+	for _, tc := range []struct{ text, msg string }{
+		{"# h\n6b31\t-1\t-1\t1\n70\t31\tx\t3\n", `rows.tsv line 3: RESULT: strconv.ParseInt: parsing "x": invalid syntax`},
+		{"7z\t1\t2\t3\n", "rows.tsv line 1: RESULT: encoding/hex: invalid byte: U+007A 'z'"},
+		{"70\t1\t2\n", "rows.tsv line 1: RESULT: 3 fields, want 4"},
+		{"70\tx\ty\t3\n", `rows.tsv line 1: RESULT: strconv.ParseInt: parsing "x": invalid syntax`},
+		{"70\t1\t2\t3.5\n", `rows.tsv line 1: RESULT: strconv.Atoi: parsing "3.5": invalid syntax`},
+	} {
+		_, err = ReadResult([]byte(tc.text))
+		var le *LineError
+		if !errors.As(err, &le) || err.Error() != tc.msg {
+			t.Errorf("ReadResult(%q) = %v, want a *LineError %q", tc.text, err, tc.msg)
+		}
 	}
 }
