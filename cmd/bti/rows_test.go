@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,8 +27,8 @@ func TestRowsBuildGolden(t *testing.T) {
 				r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
 					"--partitions", parts, "--partitioner", "byteordered", "--path", path)
 				requireCode(t, 0, r)
-				assert.True(t, bytes.Equal(c.RowsDB(t), readBytes(t, out)), "%s: Rows.db differs", path)
-				assert.Equal(t, string(c.Result(t)), string(readBytes(t, res)), path)
+				assert.True(t, string(c.RowsDB(t)) == readFile(t, out), "%s: Rows.db differs", path)
+				assert.Equal(t, string(c.Result(t)), readFile(t, res), path)
 			}
 			r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
 			requireCode(t, 0, r)
@@ -44,13 +42,6 @@ func TestRowsBuildGolden(t *testing.T) {
 			assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
 		})
 	}
-}
-
-func readBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
 }
 
 const smallRows = `# types: int32,utf8
@@ -71,7 +62,7 @@ func buildSmallRows(t *testing.T) (rowsDB string, entry int64) {
 	writeFile(t, in, smallRows)
 	rowsDB, res := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT")
 	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", rowsDB, "--result", res))
-	lines, err := rowstsv.ReadResult(readBytes(t, res))
+	lines, err := rowstsv.ReadResult([]byte(readFile(t, res)))
 	require.NoError(t, err)
 	require.Len(t, lines, 1)
 	return rowsDB, lines[0].Value
@@ -109,7 +100,7 @@ func TestRowsDumpTypes(t *testing.T) {
 		found = true
 		pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
 		rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
-		require.NoError(t, os.WriteFile(rows, c.RowsDB(t), 0o644))
+		writeFile(t, rows, string(c.RowsDB(t)))
 		r := bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
 		requireCode(t, 0, r)
 		assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
@@ -299,7 +290,7 @@ func TestRowsBuildOutputs(t *testing.T) {
 	r := bti("rows", "build", "--in", in, "--out", in)
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "it is the input")
-	assert.Equal(t, smallRows, string(readBytes(t, in)), "the input must be untouched")
+	assert.Equal(t, smallRows, readFile(t, in), "the input must be untouched")
 
 	r = bti("rows", "build", "--in", in, "--out", out, "--result", out)
 	requireCode(t, 2, r)
@@ -333,10 +324,10 @@ func TestCheckRowsCommand(t *testing.T) {
 		}
 		assert.Contains(t, r.stdout, "row entries:  5\nrow blocks:   91\n")
 		// 7002's root, SINGLE_8 at 201: its child pointer moved forwards.
-		damaged := readBytes(t, c.DBPath)
+		damaged := []byte(readFile(t, c.DBPath))
 		damaged[203] = 0x2a
 		bad := filepath.Join(dir, "damaged.Rows.db")
-		require.NoError(t, os.WriteFile(bad, damaged, 0o644))
+		writeFile(t, bad, string(damaged))
 		r = bti("check", "--index", parts, "--rows", bad)
 		requireCode(t, 1, r)
 		assert.Contains(t, r.stdout, "rows problem: offset 159, entry 217: entry: ")
