@@ -266,29 +266,27 @@ func TestCheckCommand(t *testing.T) {
 // would); the Partitions.db it writes beside them is dumped back to the
 // same entries.
 func TestRowsBuildGolden(t *testing.T) {
-	for _, c := range golden.RowsCases(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			out, res, parts := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT"), filepath.Join(dir, "Partitions.db")
-			for _, path := range []string{"scratch", "reference"} {
-				r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
-					"--partitions", parts, "--partitioner", "byteordered", "--path", path)
-				requireCode(t, 0, r)
-				assert.True(t, string(c.RowsDB(t)) == readFile(t, out), "%s: Rows.db differs", path)
-				assert.Equal(t, string(c.Result(t)), readFile(t, res), path)
-			}
-			r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
+	golden.ForEachRows(t, func(t *testing.T, c golden.RowsCase) {
+		dir := t.TempDir()
+		out, res, parts := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT"), filepath.Join(dir, "Partitions.db")
+		for _, path := range []string{"scratch", "reference"} {
+			r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
+				"--partitions", parts, "--partitioner", "byteordered", "--path", path)
 			requireCode(t, 0, r)
-			indexed := 0
-			for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
-				if f := strings.Fields(line); len(f) == 4 && !strings.HasPrefix(f[1], "-") {
-					indexed++
-					assert.Contains(t, r.stdout, "entry "+f[1]+" key "+f[0]+" ")
-				}
+			assert.True(t, string(c.RowsDB(t)) == readFile(t, out), "%s: Rows.db differs", path)
+			assert.Equal(t, string(c.Result(t)), readFile(t, res), path)
+		}
+		r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
+		requireCode(t, 0, r)
+		indexed := 0
+		for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
+			if f := strings.Fields(line); len(f) == 4 && !strings.HasPrefix(f[1], "-") {
+				indexed++
+				assert.Contains(t, r.stdout, "entry "+f[1]+" key "+f[0]+" ")
 			}
-			assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
-		})
-	}
+		}
+		assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
+	})
 }
 
 // TestCheckRowsCommand: bti check --rows audits every golden Rows.db

@@ -61,22 +61,15 @@ func TestRowsDumpTypes(t *testing.T) {
 	// first blocks end at (-50, "name-2110yyy") and (-50, "name-4449yyy")
 	// and start at (-50, "name-2880yyyy") and (-50, "name-4783yy"): the
 	// separators keep "name-22" and "name-45", each between the two.
-	found := false
-	for _, c := range golden.RowsCases(t) {
-		if c.Name != "int32-utf8-500" {
-			continue
-		}
-		found = true
-		pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
-		rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
-		writeFile(t, rows, string(c.RowsDB(t)))
-		r := bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
-		requireCode(t, 0, r)
-		assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
-			"  block 1 offset 20150 open - first >= (-50, \"name-22\"…) last < (-50, \"name-45\"…)\n")
-		assert.Equal(t, 501, strings.Count(r.stdout, "first >= ")+1, "every block but the end has its bounds")
-	}
-	require.True(t, found, "golden-rows case int32-utf8-500")
+	c := golden.RowsCaseNamed(t, "int32-utf8-500")
+	pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
+	rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
+	writeFile(t, rows, string(c.RowsDB(t)))
+	r = bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
+		"  block 1 offset 20150 open - first >= (-50, \"name-22\"…) last < (-50, \"name-45\"…)\n")
+	assert.Equal(t, 501, strings.Count(r.stdout, "first >= ")+1, "every block but the end has its bounds")
 
 	for _, tc := range []struct {
 		args []string
