@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,7 +30,7 @@ func writeKeysTSV(t *testing.T, path string, n int, seed uint64) {
 	for i, k := range keys {
 		buf = keystsv.AppendLine(buf, k.Raw, int64(i))
 	}
-	require.NoError(t, os.WriteFile(path, buf, 0o644))
+	writeFile(t, path, string(buf))
 }
 
 // The streamed build (the default) writes the bytes the in-memory build
@@ -45,11 +44,7 @@ func TestStreamedBuildMatchesInMemory(t *testing.T) {
 		held := filepath.Join(dir, path+"-held.db")
 		requireCode(t, 0, bti("build", "--in", keys, "--out", streamed, "--path", path))
 		requireCode(t, 0, bti("build", "--in", keys, "--out", held, "--path", path, "--stats", "text"))
-		a, err := os.ReadFile(streamed)
-		require.NoError(t, err)
-		b, err := os.ReadFile(held)
-		require.NoError(t, err)
-		assert.True(t, bytes.Equal(a, b), "path %s: streamed build differs from the in-memory build", path)
+		assert.True(t, readFile(t, streamed) == readFile(t, held), "path %s: streamed build differs from the in-memory build", path)
 	}
 }
 
@@ -174,11 +169,7 @@ func TestStreamedPartialViews(t *testing.T) {
 	views := "1,2,500,4096,19999,20000"
 	requireCode(t, 0, bti("build", "--in", keys, "--out", streamed, "--partial-at", views))
 	requireCode(t, 0, bti("build", "--in", keys, "--out", held, "--partial-at", views, "--hold-keys"))
-	a, err := os.ReadFile(streamed)
-	require.NoError(t, err)
-	b, err := os.ReadFile(held)
-	require.NoError(t, err)
-	require.True(t, bytes.Equal(a, b), "streamed and held builds with views differ")
+	require.True(t, readFile(t, streamed) == readFile(t, held), "streamed and held builds with views differ")
 
 	requireFails(t, "has only 20000 keys", "build", "--in", keys, "--out", filepath.Join(dir, "short.db"), "--partial-at", "20001")
 	assert.NoFileExists(t, filepath.Join(dir, "short.db"))
@@ -195,13 +186,11 @@ func TestStreamedPartialViews(t *testing.T) {
 	defer unmap()
 	var stderr strings.Builder
 	require.NoError(t, checkStreamedPartials(keys, partitioner.Murmur3, file, res.partials, &stderr))
-	text, err := os.ReadFile(keys)
-	require.NoError(t, err)
-	lines := strings.SplitAfter(string(text), "\n")
+	lines := strings.SplitAfter(readFile(t, keys), "\n")
 	key, _, _ := strings.Cut(lines[10], "\t")
 	lines[10] = key + "\t12345\n"
 	changed := filepath.Join(dir, "changed.tsv")
-	require.NoError(t, os.WriteFile(changed, []byte(strings.Join(lines, "")), 0o644))
+	writeFile(t, changed, strings.Join(lines, ""))
 	err = checkStreamedPartials(changed, partitioner.Murmur3, file, res.partials, &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "2 of 2 early-open views failed")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,8 +160,7 @@ func TestEmptyKeys(t *testing.T) {
 func TestCorruptIndex(t *testing.T) {
 	c := smallGolden(t, "murmur3-10-int32")
 	key, _ := firstLine(t, c.keys)
-	data, err := os.ReadFile(c.db)
-	require.NoError(t, err)
+	data := []byte(readFile(t, c.db))
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "Partitions.db")
 
@@ -213,9 +211,7 @@ func TestCorruptIndex(t *testing.T) {
 func TestVerifyMismatch(t *testing.T) {
 	c := smallGolden(t, "murmur3-1000-int64")
 	dir := t.TempDir()
-	orig, err := os.ReadFile(c.keys)
-	require.NoError(t, err)
-	lines := strings.SplitAfter(string(orig), "\n")
+	lines := strings.SplitAfter(readFile(t, c.keys), "\n")
 
 	// A changed position on line 17.
 	key, _, _ := strings.Cut(lines[16], "\t")

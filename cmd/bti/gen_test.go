@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,16 +63,14 @@ func TestGen(t *testing.T) {
 			requireCode(t, 0, bti("build", "--in", keys, "--out", out, "--partitioner", tc.part))
 			requireCode(t, 0, bti("verify", "--in", keys, "--index", out, "--partitioner", tc.part))
 			// Both paths give the same bytes, with early-open views too.
-			var files [2][]byte
+			var files [2]string
 			for i, path := range []string{"scratch", "reference"} {
 				f := filepath.Join(dir, path+".db")
 				requireCode(t, 0, bti("build", "--in", keys, "--out", f, "--partitioner", tc.part, "--path", path, "--partial-at", "100,1000,2999"))
-				var err error
-				files[i], err = os.ReadFile(f)
-				require.NoError(t, err)
+				files[i] = readFile(t, f)
 			}
 			require.NotEmpty(t, files[0])
-			require.True(t, bytes.Equal(files[0], files[1]), "scratch and reference differ")
+			require.True(t, files[0] == files[1], "scratch and reference differ")
 		})
 	}
 }
@@ -174,7 +170,20 @@ func TestGenLeavesOnlyItsOutput(t *testing.T) {
 	r := bti(args...)
 	requireCode(t, 0, r)
 	assert.Empty(t, listDir(t, tmp), "nothing left in $TMPDIR")
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, string(data), r.stdout)
+	assert.Equal(t, readFile(t, out), r.stdout)
+}
+
+// gen --positions increasing makes key sets whose index passes the
+// position rule.
+func TestGenPositionsIncreasing(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.tsv")
+	db := filepath.Join(dir, "Partitions.db")
+	r := bti("gen", "--kind", "blob", "--count", "3000", "--seed", "4", "--partitioner", "byteordered", "--positions", "increasing")
+	requireCode(t, 0, r)
+	writeFile(t, keys, r.stdout)
+	requireCode(t, 0, bti("build", "--in", keys, "--out", db, "--partitioner", "byteordered"))
+	r = bti("check", "--index", db, "--positions", "increasing")
+	requireCode(t, 0, r)
+	require.Contains(t, r.stdout, "byteordered (detected)")
 }

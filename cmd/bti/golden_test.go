@@ -44,11 +44,7 @@ func TestGoldenBuild(t *testing.T) {
 				}
 				r := bti(args...)
 				requireCode(t, 0, r)
-				got, err := os.ReadFile(out)
-				require.NoError(t, err)
-				want, err := os.ReadFile(c.db)
-				require.NoError(t, err)
-				golden.Compare(t, c.name, want, got, annotator)
+				golden.Compare(t, c.name, []byte(readFile(t, c.db)), []byte(readFile(t, out)), annotator)
 				assert.Equal(t, []string{"Partitions.db"}, listDir(t, filepath.Dir(out)), "temporary files left behind")
 			})
 		}
@@ -116,8 +112,7 @@ func TestGet(t *testing.T) {
 func TestDumpFormats(t *testing.T) {
 	c := smallGolden(t, "murmur3-1000-int64")
 	key, _ := firstLine(t, c.keys)
-	data, err := os.ReadFile(c.db)
-	require.NoError(t, err)
+	data := readFile(t, c.db)
 
 	r := bti("dump", "--index", c.db)
 	requireCode(t, 0, r)
@@ -197,4 +192,149 @@ func TestBuildStats(t *testing.T) {
 	requireCode(t, 0, r)
 	assert.Empty(t, r.stdout)
 	assert.Equal(t, []string{"Partitions.db"}, listDir(t, dir))
+}
+
+// bti check: exit 0 on every golden file with the partitioner detected,
+// 1 with the problem's offset on damage the readers miss, 2 when the footer
+// cannot be read; verify --deep runs both checks.
+func TestCheckCommand(t *testing.T) {
+	for _, c := range goldenCases(t) {
+		r := bti("check", "--index", c.db)
+		requireCode(t, 0, r, c.name)
+		require.Contains(t, r.stdout, "ok: no rule broken")
+		if c.name != "murmur3-1" {
+			require.Contains(t, r.stdout, "partitioner:  "+c.part+" (detected)", c.name)
+		}
+	}
+
+	c := smallGolden(t, "murmur3-1000-int64")
+	data := []byte(readFile(t, c.db))
+	dir := t.TempDir()
+
+	// A SPARSE_8 pointer (node 0x48, first child) moved one byte into a leaf.
+	damaged := append([]byte(nil), data...)
+	damaged[0x53] ^= 0x01
+	bad := filepath.Join(dir, "damaged.db")
+	writeFile(t, bad, string(damaged))
+	r := bti("check", "--index", bad)
+	requireCode(t, 1, r)
+	require.Contains(t, r.stdout, "problem: offset ")
+	require.Contains(t, r.stderr, "FAILED")
+
+	r = bti("check", "--index", bad, "--format", "json")
+	requireCode(t, 1, r)
+	var out struct {
+		OK       bool `json:"ok"`
+		Problems []struct {
+			Offset int64  `json:"offset"`
+			Rule   string `json:"rule"`
+		} `json:"problems"`
+		ProblemCount int64 `json:"problem_count"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	require.False(t, out.OK)
+	require.NotEmpty(t, out.Problems)
+	require.Positive(t, out.ProblemCount)
+
+	short := filepath.Join(dir, "short.db")
+	writeFile(t, short, string(data[:10]))
+	requireCode(t, 2, bti("check", "--index", short))
+
+	r = bti("verify", "--deep", "--index", c.db, "--in", c.keys, "--partitioner", "auto")
+	requireCode(t, 0, r)
+	require.Contains(t, r.stdout, "ok: no rule broken")
+	require.Contains(t, r.stdout, "1000 keys found")
+	requireCode(t, 0, bti("verify", "--deep", "--index", c.db))
+	requireCode(t, 1, bti("verify", "--deep", "--index", bad, "--in", c.keys))
+	// The golden positions are random: the opt-in rule fails them.
+	requireCode(t, 1, bti("check", "--index", c.db, "--positions", "increasing"))
+
+	for _, args := range [][]string{
+		{"check"},
+		{"check", "--index", c.db, "--format", "xml"},
+		{"check", "--index", c.db, "--positions", "sorted"},
+		{"check", "--index", c.db, "--partitioner", "md5"},
+		{"verify", "--deep"},
+		{"gen", "--kind", "uuid", "--count", "3", "--positions", "up"},
+	} {
+		requireCode(t, 2, bti(args...), args)
+	}
+}
+
+// TestRowsBuildGolden runs "bti rows build" on every golden-rows case, on
+// both paths, and compares Rows.db and RESULT with Cassandra's (as cmp
+// would); the Partitions.db it writes beside them is dumped back to the
+// same entries.
+func TestRowsBuildGolden(t *testing.T) {
+	golden.ForEachRows(t, func(t *testing.T, c golden.RowsCase) {
+		dir := t.TempDir()
+		out, res, parts := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT"), filepath.Join(dir, "Partitions.db")
+		for _, path := range []string{"scratch", "reference"} {
+			r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
+				"--partitions", parts, "--partitioner", "byteordered", "--path", path)
+			requireCode(t, 0, r)
+			assert.True(t, string(c.RowsDB(t)) == readFile(t, out), "%s: Rows.db differs", path)
+			assert.Equal(t, string(c.Result(t)), readFile(t, res), path)
+		}
+		r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
+		requireCode(t, 0, r)
+		indexed := 0
+		for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
+			if f := strings.Fields(line); len(f) == 4 && !strings.HasPrefix(f[1], "-") {
+				indexed++
+				assert.Contains(t, r.stdout, "entry "+f[1]+" key "+f[0]+" ")
+			}
+		}
+		assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
+	})
+}
+
+// TestCheckRowsCommand: bti check --rows audits every golden Rows.db
+// (Cassandra's bytes) against the Partitions.db rows build writes beside
+// it (exit 0), reports a damaged copy with the offset (exit 1, also in
+// JSON) and refuses an unreadable Rows.db (exit 2).
+func TestCheckRowsCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range golden.RowsCases(t) {
+		parts := filepath.Join(dir, c.Name+".Partitions.db")
+		requireCode(t, 0, bti("rows", "build", "--in", c.InputPath, "--out", filepath.Join(dir, c.Name+".Rows.db"),
+			"--partitions", parts, "--partitioner", "byteordered"))
+		r := bti("check", "--index", parts, "--rows", c.DBPath)
+		requireCode(t, 0, r, c.Name)
+		assert.Contains(t, r.stdout, "ok: "+c.DBPath+" breaks no rule", c.Name)
+		if c.Name != "multi-partition" {
+			continue
+		}
+		assert.Contains(t, r.stdout, "row entries:  5\nrow blocks:   91\n")
+		// 7002's root, SINGLE_8 at 201: its child pointer moved forwards.
+		damaged := []byte(readFile(t, c.DBPath))
+		damaged[203] = 0x2a
+		bad := filepath.Join(dir, "damaged.Rows.db")
+		writeFile(t, bad, string(damaged))
+		r = bti("check", "--index", parts, "--rows", bad)
+		requireCode(t, 1, r)
+		assert.Contains(t, r.stdout, "rows problem: offset 159, entry 217: entry: ")
+		assert.Contains(t, r.stderr, "FAILED: "+bad)
+		r = bti("check", "--index", parts, "--rows", bad, "--format", "json")
+		requireCode(t, 1, r)
+		var out struct {
+			OK   bool `json:"ok"`
+			Rows struct {
+				OK       bool `json:"ok"`
+				Entries  int  `json:"entries"`
+				Problems []struct {
+					Offset int64  `json:"offset"`
+					Entry  int64  `json:"entry"`
+					Rule   string `json:"rule"`
+				} `json:"problems"`
+			} `json:"rows"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+		assert.True(t, out.OK, "the partition index itself is fine")
+		assert.False(t, out.Rows.OK)
+		require.Len(t, out.Rows.Problems, 1)
+		assert.Equal(t, int64(217), out.Rows.Problems[0].Entry)
+		assert.Equal(t, "entry", out.Rows.Problems[0].Rule)
+		requireCode(t, 2, bti("check", "--index", parts, "--rows", filepath.Join(dir, "missing.db")))
+	}
 }

@@ -47,9 +47,7 @@ func requireFails(t *testing.T, msg string, args ...string) result {
 // dir) as it was, holding "old", and no temporary file.
 func requireOldOutput(t *testing.T, dir, out string) {
 	t.Helper()
-	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, "old", string(got))
+	assert.Equal(t, "old", readFile(t, out))
 	assert.ElementsMatch(t, []string{"keys.tsv", filepath.Base(out)}, listDir(t, dir))
 }
 
@@ -104,4 +102,13 @@ func listDir(t *testing.T, dir string) []string {
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// readFile is writeFile's inverse: the file's bytes, as a string so text
+// compares directly ([]byte(readFile(...)) where bytes are wanted).
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }

@@ -86,17 +86,9 @@ func smallKeys(t *testing.T, dir string, n int) (string, []byte) {
 	writeFile(t, keys, b.String())
 	ref := filepath.Join(t.TempDir(), "ref.db")
 	requireCode(t, 0, bti("build", "--in", keys, "--out", ref, "--partitioner", "byteordered"))
-	data, err := os.ReadFile(ref)
-	require.NoError(t, err)
+	data := []byte(readFile(t, ref))
 	require.NotEmpty(t, data)
 	return keys, data
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // TestOutToStdout: "--out -" writes the index to standard output and

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,43 +12,6 @@ import (
 	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/internal/rowstsv"
 )
-
-// TestRowsBuildGolden runs "bti rows build" on every golden-rows case, on
-// both paths, and compares Rows.db and RESULT with Cassandra's (as cmp
-// would); the Partitions.db it writes beside them is dumped back to the
-// same entries.
-func TestRowsBuildGolden(t *testing.T) {
-	for _, c := range golden.RowsCases(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			out, res, parts := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT"), filepath.Join(dir, "Partitions.db")
-			for _, path := range []string{"scratch", "reference"} {
-				r := bti("rows", "build", "--in", c.InputPath, "--out", out, "--result", res,
-					"--partitions", parts, "--partitioner", "byteordered", "--path", path)
-				requireCode(t, 0, r)
-				assert.True(t, bytes.Equal(c.RowsDB(t), readBytes(t, out)), "%s: Rows.db differs", path)
-				assert.Equal(t, string(c.Result(t)), string(readBytes(t, res)), path)
-			}
-			r := bti("rows", "dump", "--rows", out, "--partitions", parts, "--partitioner", "byteordered")
-			requireCode(t, 0, r)
-			indexed := 0
-			for _, line := range strings.Split(string(c.Result(t)), "\n")[1:] {
-				if f := strings.Fields(line); len(f) == 4 && !strings.HasPrefix(f[1], "-") {
-					indexed++
-					assert.Contains(t, r.stdout, "entry "+f[1]+" key "+f[0]+" ")
-				}
-			}
-			assert.Equal(t, indexed, strings.Count(r.stdout, "entry "))
-		})
-	}
-}
-
-func readBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
-}
 
 const smallRows = `# types: int32,utf8
 # reversed: 1
@@ -71,7 +31,7 @@ func buildSmallRows(t *testing.T) (rowsDB string, entry int64) {
 	writeFile(t, in, smallRows)
 	rowsDB, res := filepath.Join(dir, "Rows.db"), filepath.Join(dir, "RESULT")
 	requireCode(t, 0, bti("rows", "build", "--in", in, "--out", rowsDB, "--result", res))
-	lines, err := rowstsv.ReadResult(readBytes(t, res))
+	lines, err := rowstsv.ReadResult([]byte(readFile(t, res)))
 	require.NoError(t, err)
 	require.Len(t, lines, 1)
 	return rowsDB, lines[0].Value
@@ -101,22 +61,15 @@ func TestRowsDumpTypes(t *testing.T) {
 	// first blocks end at (-50, "name-2110yyy") and (-50, "name-4449yyy")
 	// and start at (-50, "name-2880yyyy") and (-50, "name-4783yy"): the
 	// separators keep "name-22" and "name-45", each between the two.
-	found := false
-	for _, c := range golden.RowsCases(t) {
-		if c.Name != "int32-utf8-500" {
-			continue
-		}
-		found = true
-		pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
-		rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
-		require.NoError(t, os.WriteFile(rows, c.RowsDB(t), 0o644))
-		r := bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
-		requireCode(t, 0, r)
-		assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
-			"  block 1 offset 20150 open - first >= (-50, \"name-22\"…) last < (-50, \"name-45\"…)\n")
-		assert.Equal(t, 501, strings.Count(r.stdout, "first >= ")+1, "every block but the end has its bounds")
-	}
-	require.True(t, found, "golden-rows case int32-utf8-500")
+	c := golden.RowsCaseNamed(t, "int32-utf8-500")
+	pos := strings.Fields(strings.Split(string(c.Result(t)), "\n")[1])[1]
+	rows := filepath.Join(filepath.Dir(out), "golden-Rows.db")
+	writeFile(t, rows, string(c.RowsDB(t)))
+	r = bti("rows", "dump", "--rows", rows, "--entry", pos, "--types", "int32,utf8")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "  block 0 offset 7 open - first >= (start) last < (-50, \"name-22\"…)\n"+
+		"  block 1 offset 20150 open - first >= (-50, \"name-22\"…) last < (-50, \"name-45\"…)\n")
+	assert.Equal(t, 501, strings.Count(r.stdout, "first >= ")+1, "every block but the end has its bounds")
 
 	for _, tc := range []struct {
 		args []string
@@ -299,7 +252,7 @@ func TestRowsBuildOutputs(t *testing.T) {
 	r := bti("rows", "build", "--in", in, "--out", in)
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "it is the input")
-	assert.Equal(t, smallRows, string(readBytes(t, in)), "the input must be untouched")
+	assert.Equal(t, smallRows, readFile(t, in), "the input must be untouched")
 
 	r = bti("rows", "build", "--in", in, "--out", out, "--result", out)
 	requireCode(t, 2, r)
@@ -313,56 +266,6 @@ func TestRowsBuildOutputs(t *testing.T) {
 	r = bti("rows", "build", "--in", in, "--out", out, "--result", res)
 	requireCode(t, 0, r)
 	assert.Equal(t, []string{"RESULT", "Rows.db", "rows.tsv"}, listDir(t, dir))
-}
-
-// TestCheckRowsCommand: bti check --rows audits every golden Rows.db
-// (Cassandra's bytes) against the Partitions.db rows build writes beside
-// it (exit 0), reports a damaged copy with the offset (exit 1, also in
-// JSON) and refuses an unreadable Rows.db (exit 2).
-func TestCheckRowsCommand(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range golden.RowsCases(t) {
-		parts := filepath.Join(dir, c.Name+".Partitions.db")
-		requireCode(t, 0, bti("rows", "build", "--in", c.InputPath, "--out", filepath.Join(dir, c.Name+".Rows.db"),
-			"--partitions", parts, "--partitioner", "byteordered"))
-		r := bti("check", "--index", parts, "--rows", c.DBPath)
-		requireCode(t, 0, r, c.Name)
-		assert.Contains(t, r.stdout, "ok: "+c.DBPath+" breaks no rule", c.Name)
-		if c.Name != "multi-partition" {
-			continue
-		}
-		assert.Contains(t, r.stdout, "row entries:  5\nrow blocks:   91\n")
-		// 7002's root, SINGLE_8 at 201: its child pointer moved forwards.
-		damaged := readBytes(t, c.DBPath)
-		damaged[203] = 0x2a
-		bad := filepath.Join(dir, "damaged.Rows.db")
-		require.NoError(t, os.WriteFile(bad, damaged, 0o644))
-		r = bti("check", "--index", parts, "--rows", bad)
-		requireCode(t, 1, r)
-		assert.Contains(t, r.stdout, "rows problem: offset 159, entry 217: entry: ")
-		assert.Contains(t, r.stderr, "FAILED: "+bad)
-		r = bti("check", "--index", parts, "--rows", bad, "--format", "json")
-		requireCode(t, 1, r)
-		var out struct {
-			OK   bool `json:"ok"`
-			Rows struct {
-				OK       bool `json:"ok"`
-				Entries  int  `json:"entries"`
-				Problems []struct {
-					Offset int64  `json:"offset"`
-					Entry  int64  `json:"entry"`
-					Rule   string `json:"rule"`
-				} `json:"problems"`
-			} `json:"rows"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-		assert.True(t, out.OK, "the partition index itself is fine")
-		assert.False(t, out.Rows.OK)
-		require.Len(t, out.Rows.Problems, 1)
-		assert.Equal(t, int64(217), out.Rows.Problems[0].Entry)
-		assert.Equal(t, "entry", out.Rows.Problems[0].Rule)
-		requireCode(t, 2, bti("check", "--index", parts, "--rows", filepath.Join(dir, "missing.db")))
-	}
 }
 
 // One flag per file kind: --partitions (alias --index) is a Partitions.db

@@ -106,50 +106,36 @@ func Read(r io.Reader) (*File, error) {
 			cur = nil
 			continue
 		}
-		fields := strings.Split(text, "\t")
-		if fields[0] == "partition" {
-			if len(fields) != 5 {
-				return nil, &LineError{line, "partition line needs 5 fields, has " + strconv.Itoa(len(fields))}
+		f := lineFields{fields: strings.Split(text, "\t")}
+		if f.fields[0] == "partition" {
+			if len(f.fields) != 5 {
+				return nil, &LineError{line, "partition line needs 5 fields, has " + strconv.Itoa(len(f.fields))}
 			}
-			p := Partition{Line: line}
-			var err error
-			if p.Key, err = hex.DecodeString(fields[1]); err != nil {
-				return nil, &LineError{line, "bad key hex: " + err.Error()}
-			}
-			if p.DataPosition, err = strconv.ParseInt(fields[2], 10, 64); err != nil {
-				return nil, &LineError{line, "bad data position: " + err.Error()}
-			}
-			if p.EndPosition, err = strconv.ParseInt(fields[3], 10, 64); err != nil {
-				return nil, &LineError{line, "bad end position: " + err.Error()}
-			}
-			if p.Deletion, err = ParseDeletion(fields[4]); err != nil {
-				return nil, &LineError{line, "bad partition deletion: " + err.Error()}
-			}
-			out.Partitions = append(out.Partitions, p)
+			out.Partitions = append(out.Partitions, Partition{
+				Line:         line,
+				Key:          parseField(&f, 1, "key hex", hex.DecodeString),
+				DataPosition: parseField(&f, 2, "data position", parseInt64),
+				EndPosition:  parseField(&f, 3, "end position", parseInt64),
+				Deletion:     parseField(&f, 4, "partition deletion", ParseDeletion),
+			})
 			cur = &out.Partitions[len(out.Partitions)-1]
-			continue
+		} else {
+			if cur == nil {
+				return nil, &LineError{line, "block line outside a partition"}
+			}
+			if len(f.fields) != 4 {
+				return nil, &LineError{line, "block line needs 4 fields, has " + strconv.Itoa(len(f.fields))}
+			}
+			cur.Blocks = append(cur.Blocks, rowindex.Block{
+				First:        parseField(&f, 0, "first clustering", ParseClustering),
+				Last:         parseField(&f, 1, "last clustering", ParseClustering),
+				Offset:       parseField(&f, 2, "offset", parseInt64),
+				OpenDeletion: parseField(&f, 3, "open deletion", ParseDeletion),
+			})
 		}
-		if cur == nil {
-			return nil, &LineError{line, "block line outside a partition"}
+		if f.err != nil {
+			return nil, &LineError{line, "bad " + f.failed + ": " + f.err.Error()}
 		}
-		if len(fields) != 4 {
-			return nil, &LineError{line, "block line needs 4 fields, has " + strconv.Itoa(len(fields))}
-		}
-		var b rowindex.Block
-		var err error
-		if b.First, err = ParseClustering(fields[0]); err != nil {
-			return nil, &LineError{line, "bad first clustering: " + err.Error()}
-		}
-		if b.Last, err = ParseClustering(fields[1]); err != nil {
-			return nil, &LineError{line, "bad last clustering: " + err.Error()}
-		}
-		if b.Offset, err = strconv.ParseInt(fields[2], 10, 64); err != nil {
-			return nil, &LineError{line, "bad offset: " + err.Error()}
-		}
-		if b.OpenDeletion, err = ParseDeletion(fields[3]); err != nil {
-			return nil, &LineError{line, "bad open deletion: " + err.Error()}
-		}
-		cur.Blocks = append(cur.Blocks, b)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -165,6 +151,30 @@ func Read(r io.Reader) (*File, error) {
 	}
 	return out, nil
 }
+
+// lineFields are the tab-separated fields of one line, parsed one by one
+// with parseField. The first failure sticks (as bufio.Scanner's error
+// does): later fields are not parsed, and the caller checks err once per
+// line instead of after every field.
+type lineFields struct {
+	fields []string
+	failed string // what the field that did not parse holds
+	err    error
+}
+
+// parseField parses field i of f with parse, unless an earlier field
+// failed; what names the field in the error.
+func parseField[T any](f *lineFields, i int, what string, parse func(string) (T, error)) T {
+	var v T
+	if f.err == nil {
+		if v, f.err = parse(f.fields[i]); f.err != nil {
+			f.failed = what
+		}
+	}
+	return v
+}
+
+func parseInt64(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 
 // ParseClustering parses hex components joined by ':'; "" is no component.
 func ParseClustering(s string) ([][]byte, error) {
@@ -239,25 +249,16 @@ func ReadResult(text []byte) ([]ResultLine, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := strings.Split(line, "\t")
+		f := lineFields{fields: strings.Split(line, "\t")}
 		var l ResultLine
-		var err error
-		if len(f) != 4 {
-			err = fmt.Errorf("%d fields, want 4", len(f))
+		if len(f.fields) != 4 {
+			f.err = fmt.Errorf("%d fields, want 4", len(f.fields))
 		}
-		if err == nil {
-			l.Key, err = hex.DecodeString(f[0])
-		}
-		if err == nil {
-			l.Value, err = strconv.ParseInt(f[1], 10, 64)
-		}
-		if err == nil {
-			l.Root, err = strconv.ParseInt(f[2], 10, 64)
-		}
-		if err == nil {
-			l.Blocks, err = strconv.Atoi(f[3])
-		}
-		if err != nil {
+		l.Key = parseField(&f, 0, "key", hex.DecodeString)
+		l.Value = parseField(&f, 1, "value", parseInt64)
+		l.Root = parseField(&f, 2, "root", parseInt64)
+		l.Blocks = parseField(&f, 3, "blocks", strconv.Atoi)
+		if err := f.err; err != nil {
 			return nil, &LineError{Line: i + 1, Reason: "RESULT: " + err.Error()}
 		}
 		out = append(out, l)

@@ -3,6 +3,7 @@ package rowstsv
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,7 @@ func TestReadErrors(t *testing.T) {
 		{strings.Replace(sample, "5,6", "5", 1), "line 4: bad partition deletion"},
 		{strings.Replace(sample, "00000003:63", "0g", 1), "line 6: bad first clustering"},
 		{strings.Replace(sample, "\t400\t", "\t", 1), "line 6: block line needs 4 fields"},
+		{strings.Replace(sample, "partition\t6b32", "partition\t6b32\t1", 1), "line 8: partition line needs 5 fields, has 6"},
 		{strings.Replace(sample, "partition\t6b31", "\t6b31", 1), "line 4: block line outside a partition"},
 		{"# types: int32\n00\t00\t1\t-\n", "line 2: block line outside a partition"},
 		{"partition\t00\t1\t2\t-\n", "no '# types:' line"},
@@ -50,6 +52,42 @@ func TestReadErrors(t *testing.T) {
 		var le *LineError
 		if !errors.As(err, &le) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("got %v, want a *LineError saying %q", err, tc.msg)
+		}
+	}
+}
+
+// TestReadNamesTheBadField: each field of a partition line and of a block
+// line, made unparsable in turn, is named in the error with the line's
+// number; where two fields are bad, the first is reported.
+func TestReadNamesTheBadField(t *testing.T) {
+	partition := []string{"partition", "6b31", "7", "900", "5,6"}
+	block := []string{"00000001", "00000002", "10", "-"}
+	check := func(p, b []string, want string) {
+		t.Helper()
+		text := "# types: int32\n" + strings.Join(p, "\t") + "\n" + strings.Join(b, "\t") + "\n"
+		_, err := Read(strings.NewReader(text))
+		var le *LineError
+		if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: got %v, want a *LineError starting %q", text, err, want)
+		}
+	}
+	const bad = "x;" // neither hex, nor a number, nor a deletion
+	for i, what := range []string{"key hex", "data position", "end position", "partition deletion"} {
+		p := slices.Clone(partition)
+		p[i+1] = bad
+		check(p, block, "rows.tsv line 2: bad "+what+": ")
+		if i+2 < len(p) {
+			p[i+2] = bad
+			check(p, block, "rows.tsv line 2: bad "+what+": ")
+		}
+	}
+	for i, what := range []string{"first clustering", "last clustering", "offset", "open deletion"} {
+		b := slices.Clone(block)
+		b[i] = bad
+		check(partition, b, "rows.tsv line 3: bad "+what+": ")
+		if i+1 < len(b) {
+			b[i+1] = bad
+			check(partition, b, "rows.tsv line 3: bad "+what+": ")
 		}
 	}
 }
@@ -67,9 +105,17 @@ func TestWriteResult(t *testing.T) {
 	if err != nil || len(lines) != 2 || string(lines[0].Key) != "k1" || lines[0].Value != -1 || lines[1].Root != 27 || lines[1].Blocks != 3 {
 		t.Errorf("ReadResult = %+v, %v", lines, err)
 	}
-	_, err = ReadResult([]byte("# h\n6b31\t-1\t-1\t1\n70\t31\tx\t3\n"))
-	var le *LineError
-	if !errors.As(err, &le) || le.Line != 3 {
-		t.Errorf("ReadResult of a bad root: %v, want a *LineError for line 3", err)
+	for _, tc := range []struct{ text, msg string }{
+		{"# h\n6b31\t-1\t-1\t1\n70\t31\tx\t3\n", `rows.tsv line 3: RESULT: strconv.ParseInt: parsing "x": invalid syntax`},
+		{"7z\t1\t2\t3\n", "rows.tsv line 1: RESULT: encoding/hex: invalid byte: U+007A 'z'"},
+		{"70\t1\t2\n", "rows.tsv line 1: RESULT: 3 fields, want 4"},
+		{"70\tx\ty\t3\n", `rows.tsv line 1: RESULT: strconv.ParseInt: parsing "x": invalid syntax`},
+		{"70\t1\t2\t3.5\n", `rows.tsv line 1: RESULT: strconv.Atoi: parsing "3.5": invalid syntax`},
+	} {
+		_, err = ReadResult([]byte(tc.text))
+		var le *LineError
+		if !errors.As(err, &le) || err.Error() != tc.msg {
+			t.Errorf("ReadResult(%q) = %v, want a *LineError %q", tc.text, err, tc.msg)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func Build(set *Set, path buildpath.Path) jmhstyle.Benchmark {
 	var indexBytes atomic.Int64
 	return jmhstyle.Benchmark{
 		Name:   "build",
-		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: path.String()}),
+		Params: set.withPath(path),
 		Setup: func() (func(n int), func(), error) {
 			ks, err := set.Keys()
 			if err != nil {
@@ -121,6 +121,25 @@ func (b *PathBuilder) Reset(w io.Writer) {
 	b.scratch.Reset(w, b.opts)
 }
 
+// withPath returns the set's params with the builder path appended, the
+// params of every build workload.
+func (s *Set) withPath(path buildpath.Path) []jmhstyle.Param {
+	return append(slices.Clone(s.Params), jmhstyle.Param{Key: "path", Value: path.String()})
+}
+
+// wholeBuild is what BuildCold and BuildStream share: an invocation builds
+// one whole index of set on the scratch path, timed once (SingleShot) and
+// reported per key (OpsPerInvocation is the set's size). The caller adds
+// Setup and Info.
+func wholeBuild(name string, set *Set) jmhstyle.Benchmark {
+	return jmhstyle.Benchmark{
+		Name:             name,
+		Params:           set.withPath(buildpath.Scratch),
+		SingleShot:       true,
+		OpsPerInvocation: set.Count,
+	}
+}
+
 // newSink returns an output buffer large enough for the whole index, so
 // growing it is not measured (bti build does the same).
 func newSink(ks *Keys) *bytes.Buffer {
@@ -143,52 +162,48 @@ func newSink(ks *Keys) *bytes.Buffer {
 // what the build added.
 func BuildCold(set *Set) jmhstyle.Benchmark {
 	var rssBefore, peakRSS atomic.Int64
-	return jmhstyle.Benchmark{
-		Name:             "build-cold",
-		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
-		SingleShot:       true,
-		OpsPerInvocation: set.Count,
-		Setup: func() (func(n int), func(), error) {
-			ks, err := set.Keys()
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(ks.Keys) != set.Count {
-				return nil, nil, fmt.Errorf("set of %d keys, %d expected", len(ks.Keys), set.Count)
-			}
-			opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner}
-			sink := newSink(ks)
-			op := func(int) {
-				before, peakOK := resetPeakRSS()
-				b := partitionindex.NewBuilder(sink, opts)
-				for i := range ks.Keys {
-					if err := b.Add(&ks.Keys[i], ks.Pos[i]); err != nil {
-						panic(err)
-					}
-				}
-				if _, err := b.Complete(); err != nil {
+	bm := wholeBuild("build-cold", set)
+	bm.Setup = func() (func(n int), func(), error) {
+		ks, err := set.Keys()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ks.Keys) != set.Count {
+			return nil, nil, fmt.Errorf("set of %d keys, %d expected", len(ks.Keys), set.Count)
+		}
+		opts := partitionindex.Options{Partitioner: ks.Keys[0].Partitioner}
+		sink := newSink(ks)
+		op := func(int) {
+			before, peakOK := resetPeakRSS()
+			b := partitionindex.NewBuilder(sink, opts)
+			for i := range ks.Keys {
+				if err := b.Add(&ks.Keys[i], ks.Pos[i]); err != nil {
 					panic(err)
 				}
-				if peakOK {
-					if peak, ok := readStatusBytes("VmHWM:"); ok {
-						rssBefore.Store(before)
-						peakRSS.Store(peak)
-					}
+			}
+			if _, err := b.Complete(); err != nil {
+				panic(err)
+			}
+			if peakOK {
+				if peak, ok := readStatusBytes("VmHWM:"); ok {
+					rssBefore.Store(before)
+					peakRSS.Store(peak)
 				}
-				sink.Reset()
 			}
-			return op, nil, nil
-		},
-		Info: func() []jmhstyle.Param {
-			info := set.info()
-			if p := peakRSS.Load(); p > 0 {
-				info = append(info,
-					jmhstyle.Param{Key: "rss-before-bytes", Value: strconv.FormatInt(rssBefore.Load(), 10)},
-					jmhstyle.Param{Key: "peak-rss-bytes", Value: strconv.FormatInt(p, 10)})
-			}
-			return info
-		},
+			sink.Reset()
+		}
+		return op, nil, nil
 	}
+	bm.Info = func() []jmhstyle.Param {
+		info := set.info()
+		if p := peakRSS.Load(); p > 0 {
+			info = append(info,
+				jmhstyle.Param{Key: "rss-before-bytes", Value: strconv.FormatInt(rssBefore.Load(), 10)},
+				jmhstyle.Param{Key: "peak-rss-bytes", Value: strconv.FormatInt(p, 10)})
+		}
+		return info
+	}
+	return bm
 }
 
 // NewBuilder measures creating a fresh Builder and building a one-key
@@ -198,7 +213,7 @@ func BuildCold(set *Set) jmhstyle.Benchmark {
 func NewBuilder(set *Set) jmhstyle.Benchmark {
 	return jmhstyle.Benchmark{
 		Name:   "new-builder",
-		Params: append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
+		Params: set.withPath(buildpath.Scratch),
 		Setup: func() (func(n int), func(), error) {
 			ks, err := set.Keys()
 			if err != nil {

@@ -232,6 +232,10 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 			Info: info,
 		}
 	}
+	// hit's timed loop is mirrored by binary's (and by miss's and
+	// ceiling's without the check): the probe cycling and the count of
+	// wrong answers are written out in each rather than shared, so the
+	// clock measures the lookup and no extra call per op.
 	hit := func(lk *lookupData, rd *partitionindex.Reader, start int) func(n int) {
 		probes, want := lk.hits, lk.hitPos
 		j := start % len(probes)
@@ -275,6 +279,8 @@ func Lookups(set *Set, bad *atomic.Int64) []jmhstyle.Benchmark {
 			}
 		}
 	}
+	// binary mirrors hit's timed loop (see there why it is not shared),
+	// with sort.Search in place of Reader.Get.
 	binary := func(lk *lookupData, _ *partitionindex.Reader, start int) func(n int) {
 		probes, want, encs, pos := lk.hits, lk.hitPos, lk.encodings(), lk.ks.Pos
 		j := start % len(probes)

@@ -4,13 +4,11 @@ import (
 	"math"
 	"runtime"
 	"runtime/metrics"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/sortedkeys"
 	"github.com/bti-go/bti/jmhstyle"
 	"github.com/bti-go/bti/partitioner"
@@ -141,69 +139,65 @@ func BuildStream(set *Set) jmhstyle.Benchmark {
 	var indexBytes, peakHeap, peakLive, rssBefore, peakRSS atomic.Int64
 	var genNs atomic.Uint64 // float64 bits
 	gen := set.Gen
-	return jmhstyle.Benchmark{
-		Name:             "build-stream",
-		Params:           append(slices.Clone(set.Params), jmhstyle.Param{Key: "path", Value: buildpath.Scratch.String()}),
-		SingleShot:       true,
-		OpsPerInvocation: set.Count,
-		Setup: func() (func(n int), func(), error) {
-			if set.genErr != nil {
-				return nil, nil, set.genErr
-			}
-			genNs.Store(generatorCost(gen))
-			opts := partitionindex.Options{Partitioner: partitioner.Murmur3}
-			sink := &countingSink{}
-			b := partitionindex.NewBuilder(sink, opts)
-			heap := newHeapPeaks()
-			var raw [sortedkeys.KeyLen]byte
-			op := func(int) {
-				sink.n = 0
-				b.Reset(sink, opts)
-				before, rssOK := resetPeakRSS()
-				heap.start()
-				for i := range gen.Count() {
-					k := gen.Key(i, &raw)
-					if err := b.Add(&k, gen.Pos(i)); err != nil {
-						panic(err) // the generator's keys increase: a bug
-					}
-					if i%heapSampleKeys == heapSampleKeys-1 {
-						heap.sample()
-					}
+	bm := wholeBuild("build-stream", set)
+	bm.Setup = func() (func(n int), func(), error) {
+		if set.genErr != nil {
+			return nil, nil, set.genErr
+		}
+		genNs.Store(generatorCost(gen))
+		opts := partitionindex.Options{Partitioner: partitioner.Murmur3}
+		sink := &countingSink{}
+		b := partitionindex.NewBuilder(sink, opts)
+		heap := newHeapPeaks()
+		var raw [sortedkeys.KeyLen]byte
+		op := func(int) {
+			sink.n = 0
+			b.Reset(sink, opts)
+			before, rssOK := resetPeakRSS()
+			heap.start()
+			for i := range gen.Count() {
+				k := gen.Key(i, &raw)
+				if err := b.Add(&k, gen.Pos(i)); err != nil {
+					panic(err) // the generator's keys increase: a bug
 				}
-				if _, err := b.Complete(); err != nil {
-					panic(err)
-				}
-				heap.sample()
-				indexBytes.Store(sink.n)
-				if rise := int64(heap.objects - heap.baseObjects); rise > peakHeap.Load() {
-					peakHeap.Store(rise)
-				}
-				if rise := int64(heap.live - heap.baseLive); rise > peakLive.Load() {
-					peakLive.Store(rise)
-				}
-				if rssOK {
-					if p, ok := readStatusBytes("VmHWM:"); ok && p > peakRSS.Load() {
-						rssBefore.Store(before)
-						peakRSS.Store(p)
-					}
+				if i%heapSampleKeys == heapSampleKeys-1 {
+					heap.sample()
 				}
 			}
-			return op, nil, nil
-		},
-		Info: func() []jmhstyle.Param {
-			info := set.info()
-			for _, m := range []struct {
-				key string
-				v   *atomic.Int64
-			}{{"index-bytes", &indexBytes}, {"peak-heap-bytes", &peakHeap}, {"peak-live-heap-bytes", &peakLive}, {"rss-before-bytes", &rssBefore}, {"peak-rss-bytes", &peakRSS}} {
-				if n := m.v.Load(); n > 0 || strings.HasPrefix(m.key, "peak-") && m.key != "peak-rss-bytes" {
-					info = append(info, jmhstyle.Param{Key: m.key, Value: strconv.FormatInt(n, 10)})
+			if _, err := b.Complete(); err != nil {
+				panic(err)
+			}
+			heap.sample()
+			indexBytes.Store(sink.n)
+			if rise := int64(heap.objects - heap.baseObjects); rise > peakHeap.Load() {
+				peakHeap.Store(rise)
+			}
+			if rise := int64(heap.live - heap.baseLive); rise > peakLive.Load() {
+				peakLive.Store(rise)
+			}
+			if rssOK {
+				if p, ok := readStatusBytes("VmHWM:"); ok && p > peakRSS.Load() {
+					rssBefore.Store(before)
+					peakRSS.Store(p)
 				}
 			}
-			if ns := math.Float64frombits(genNs.Load()); ns > 0 {
-				info = append(info, jmhstyle.Param{Key: "generator-ns-per-key", Value: strconv.FormatFloat(ns, 'f', 1, 64)})
-			}
-			return info
-		},
+		}
+		return op, nil, nil
 	}
+	bm.Info = func() []jmhstyle.Param {
+		info := set.info()
+		for _, m := range []struct {
+			key string
+			v   *atomic.Int64
+		}{{"index-bytes", &indexBytes}, {"peak-heap-bytes", &peakHeap}, {"peak-live-heap-bytes", &peakLive}, {"rss-before-bytes", &rssBefore}, {"peak-rss-bytes", &peakRSS}} {
+			if n := m.v.Load(); n > 0 || strings.HasPrefix(m.key, "peak-") && m.key != "peak-rss-bytes" {
+				info = append(info, jmhstyle.Param{Key: m.key, Value: strconv.FormatInt(n, 10)})
+			}
+		}
+		if ns := math.Float64frombits(genNs.Load()); ns > 0 {
+			info = append(info, jmhstyle.Param{Key: "generator-ns-per-key", Value: strconv.FormatFloat(ns, 'f', 1, 64)})
+		}
+		return info
+	}
+	return bm
 }
