@@ -1,8 +1,8 @@
 package partitionindex
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -78,48 +78,22 @@ func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
 func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, *model) {
 	t.Helper()
 	keys := keyset.Decorate(p, raws)
-	sortedRaws := keyset.Raws(keys)
 	// Unique positions: the model maps them back to keys.
 	positions := keyset.UniquePositions(r, len(keys))
-	var files [2][]byte
-	for i, path := range buildpath.All {
-		var buf bytes.Buffer
-		b := newPathBuilder(&buf, Options{Partitioner: p, PageSize: pageSize}, path)
-		for j, k := range keys {
-			require.NoError(t, b.Add(&k, positions[j]))
-		}
-		_, err := b.Complete()
-		require.NoError(t, err)
-		files[i] = buf.Bytes()
-	}
-	require.Equal(t, files[0], files[1], "scratch and reference paths must write identical files")
-	return files[0], newModel(p, sortedRaws, positions)
+	file, err := keyset.BuildOnPaths(keys, positions, func(w io.Writer, path buildpath.Path) keyset.PathBuilder[Metadata] {
+		return newPathBuilder(w, Options{Partitioner: p, PageSize: pageSize}, path)
+	})
+	require.NoError(t, err)
+	return file, newModel(p, keyset.Raws(keys), positions)
 }
 
 func TestModelLookups(t *testing.T) {
-	sizes := []int{1, 2, 10, 100, 1000, 10000, 100000}
-	if testing.Short() {
-		sizes = sizes[:5]
-	}
-	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
-		for _, ks := range keyset.Shapes {
-			for _, n := range sizes {
-				if ks.Name == "long-shared-prefix" && n > 1000 {
-					continue // 5 KB keys: 1000 of them exercise page crossings enough
-				}
-				if n > 10000 && (ks.Name != "random" || p != partitioner.Murmur3) {
-					continue // one 100k set: the size the issue asks round trips to reach
-				}
-				for _, pageSize := range []int{0, 64} {
-					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize)
-					t.Run(name, func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.Name))))
-						file, m := buildModel(t, p, ks.Gen(r, n), r, pageSize)
-						checkAgainstModel(t, p, file, m, r)
-					})
-				}
-			}
-		}
+	for _, c := range keyset.ModelCases(keyset.ModelSizes(testing.Short())) {
+		t.Run(c.Name(), func(t *testing.T) {
+			r := c.Rand()
+			file, m := buildModel(t, c.Partitioner, c.Shape.Gen(r, c.Keys), r, c.PageSize)
+			checkAgainstModel(t, c.Partitioner, file, m, r)
+		})
 	}
 }
 
