@@ -38,7 +38,7 @@ func handleOps(m *model) []handleOp {
 		return nil
 	}
 	entries, hit := m.sorted(), 0
-	return []handleOp{
+	ops := []handleOp{
 		{"Get", func(rd *Reader, k partitioner.Key, _ []byte) error {
 			pos, ok, err := rd.Get(&k)
 			if err != nil {
@@ -48,42 +48,6 @@ func handleOps(m *model) []handleOp {
 				return fmt.Errorf("Get: got (%d, %v), want %d", pos, ok, e.pos)
 			}
 			return nil
-		}},
-		{"Ceiling", func(rd *Reader, k partitioner.Key, _ []byte) error {
-			pos, ok, err := rd.Ceiling(&k, m.keyAt)
-			return answer("Ceiling", pos, ok, err, m.ceiling(k))
-		}},
-		{"Floor", func(rd *Reader, k partitioner.Key, _ []byte) error {
-			pos, ok, err := rd.Floor(&k, m.keyAt)
-			return answer("Floor", pos, ok, err, m.floor(k))
-		}},
-		{"CeilingEncoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			pos, ok, err := rd.CeilingEncoded(enc, m.keyAt)
-			return answer("CeilingEncoded", pos, ok, err, m.ceiling(k))
-		}},
-		{"FloorEncoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			pos, ok, err := rd.FloorEncoded(enc, m.keyAt)
-			return answer("FloorEncoded", pos, ok, err, m.floor(k))
-		}},
-		{"CeilingCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			c, err := rd.CeilingCandidates(&k)
-			if err != nil {
-				return err
-			}
-			if ce, err := rd.CeilingCandidatesEncoded(enc); err != nil || ce != c {
-				return fmt.Errorf("CeilingCandidatesEncoded: %+v %v, want %+v", ce, err, c)
-			}
-			return m.checkCandidates("CeilingCandidates", c, k, +1)
-		}},
-		{"FloorCandidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
-			c, err := rd.FloorCandidates(&k)
-			if err != nil {
-				return err
-			}
-			if ce, err := rd.FloorCandidatesEncoded(enc); err != nil || ce != c {
-				return fmt.Errorf("FloorCandidatesEncoded: %+v %v, want %+v", ce, err, c)
-			}
-			return m.checkCandidates("FloorCandidates", c, k, -1)
 		}},
 		{"GetBatch", func(rd *Reader, k partitioner.Key, _ []byte) error {
 			// The probe, a key of the index, and the probe again: more
@@ -113,34 +77,28 @@ func handleOps(m *model) []handleOp {
 			return answer("Last", pos, ok, err, m.last())
 		}},
 	}
-}
-
-func (m *model) ceiling(k partitioner.Key) *modelEntry {
-	var out *modelEntry
-	m.tree.AscendGreaterOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
-	return out
-}
-
-func (m *model) floor(k partitioner.Key) *modelEntry {
-	var out *modelEntry
-	m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
-	return out
-}
-
-func (m *model) first() *modelEntry {
-	e, ok := m.tree.Min()
-	if !ok {
-		return nil
+	for _, d := range lookupDirs {
+		ops = append(ops,
+			handleOp{d.name, func(rd *Reader, k partitioner.Key, _ []byte) error {
+				pos, ok, err := d.byKey(rd, &k, m.keyAt)
+				return answer(d.name, pos, ok, err, m.nearest(k, d.dir))
+			}},
+			handleOp{d.name + "Encoded", func(rd *Reader, k partitioner.Key, enc []byte) error {
+				pos, ok, err := d.byEncoded(rd, enc, m.keyAt)
+				return answer(d.name+"Encoded", pos, ok, err, m.nearest(k, d.dir))
+			}},
+			handleOp{d.name + "Candidates", func(rd *Reader, k partitioner.Key, enc []byte) error {
+				c, err := d.candidates(rd, &k)
+				if err != nil {
+					return err
+				}
+				if ce, err := d.candidatesEncoded(rd, enc); err != nil || ce != c {
+					return fmt.Errorf("%sCandidatesEncoded: %+v %v, want %+v", d.name, ce, err, c)
+				}
+				return m.checkCandidates(d.name+"Candidates", c, k, d.dir)
+			}})
 	}
-	return &e
-}
-
-func (m *model) last() *modelEntry {
-	e, ok := m.tree.Max()
-	if !ok {
-		return nil
-	}
-	return &e
+	return ops
 }
 
 // scanKind is one way to start an iteration between two keys.
@@ -292,21 +250,15 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 		}
 		for range 500 {
 			k := p.Decorate(randomBytes(r, 0, 8, []byte("abc")))
-			pos, ok, err := rd.Ceiling(&k, keyAt)
-			require.NoError(t, err)
-			if want := m.ceiling(k); want == nil {
-				require.False(t, ok, "ceiling %x", k.Raw)
-			} else {
-				require.True(t, ok, "ceiling %x", k.Raw)
-				require.Equal(t, want.pos, pos, "ceiling %x", k.Raw)
-			}
-			pos, ok, err = rd.Floor(&k, keyAt)
-			require.NoError(t, err)
-			if want := m.floor(k); want == nil {
-				require.False(t, ok, "floor %x", k.Raw)
-			} else {
-				require.True(t, ok, "floor %x", k.Raw)
-				require.Equal(t, want.pos, pos, "floor %x", k.Raw)
+			for _, d := range lookupDirs {
+				pos, ok, err := d.byKey(rd, &k, keyAt)
+				require.NoError(t, err)
+				if want := m.nearest(k, d.dir); want == nil {
+					require.False(t, ok, "%s %x", d.name, k.Raw)
+				} else {
+					require.True(t, ok, "%s %x", d.name, k.Raw)
+					require.Equal(t, want.pos, pos, "%s %x", d.name, k.Raw)
+				}
 			}
 		}
 		require.NoError(t, rd.Close())
@@ -317,10 +269,7 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 // checkCandidates confirms c with the model's keys and compares the answer
 // with the model's ceiling (dir +1) or floor (dir -1).
 func (m *model) checkCandidates(what string, c Candidates, k partitioner.Key, dir int) error {
-	want := m.ceiling(k)
-	if dir < 0 {
-		want = m.floor(k)
-	}
+	want := m.nearest(k, dir)
 	got, ok := c.Beyond, c.HasBeyond
 	if c.HasOnPath {
 		raw, err := m.keyAt(c.OnPath)

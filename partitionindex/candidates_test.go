@@ -26,13 +26,11 @@ func TestCeilingFloorRequireKeyAt(t *testing.T) {
 	entries := m.sorted()
 	k := partitioner.ByteOrdered.Decorate(append([]byte{}, append(entries[0].key.Raw, 0xFF, 0xFF)...))
 	enc := k.AppendComparable(nil)
-	for name, call := range map[string]func() error{
-		"Ceiling":        func() error { _, _, err := rd.Ceiling(&k, nil); return err },
-		"Floor":          func() error { _, _, err := rd.Floor(&k, nil); return err },
-		"CeilingEncoded": func() error { _, _, err := rd.CeilingEncoded(enc, nil); return err },
-		"FloorEncoded":   func() error { _, _, err := rd.FloorEncoded(enc, nil); return err },
-	} {
-		require.ErrorIs(t, call(), ErrNoKeyAt, name)
+	for _, d := range lookupDirs {
+		_, _, err := d.byKey(rd, &k, nil)
+		require.ErrorIs(t, err, ErrNoKeyAt, d.name)
+		_, _, err = d.byEncoded(rd, enc, nil)
+		require.ErrorIs(t, err, ErrNoKeyAt, d.name+"Encoded")
 	}
 }
 
@@ -52,20 +50,11 @@ func TestCandidatesModel(t *testing.T) {
 				}
 				wrongSide := 0
 				for _, k := range probeKeys(r, p, m.sorted(), 2000) {
-					for _, dir := range []int{+1, -1} {
-						var c, ce Candidates
-						var err error
-						want := m.ceiling(k)
-						if dir < 0 {
-							want = m.floor(k)
-							c, err = rd.FloorCandidates(&k)
-							require.NoError(t, err)
-							ce, err = rd.FloorCandidatesEncoded(k.AppendComparable(nil))
-						} else {
-							c, err = rd.CeilingCandidates(&k)
-							require.NoError(t, err)
-							ce, err = rd.CeilingCandidatesEncoded(k.AppendComparable(nil))
-						}
+					for _, d := range lookupDirs {
+						dir, want := d.dir, m.nearest(k, d.dir)
+						c, err := d.candidates(rd, &k)
+						require.NoError(t, err)
+						ce, err := d.candidatesEncoded(rd, k.AppendComparable(nil))
 						require.NoError(t, err)
 						require.Equal(t, c, ce, "encoded form")
 						side := func(pos int64) int { return dir * partitioner.Compare(byPos[pos], k) }

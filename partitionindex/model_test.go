@@ -63,6 +63,60 @@ func (m *model) keyAt(pos int64) ([]byte, error) {
 	return raw, nil
 }
 
+func (m *model) ceiling(k partitioner.Key) *modelEntry {
+	var out *modelEntry
+	m.tree.AscendGreaterOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
+	return out
+}
+
+func (m *model) floor(k partitioner.Key) *modelEntry {
+	var out *modelEntry
+	m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { out = &e; return false })
+	return out
+}
+
+// nearest is the model's answer in direction dir: its ceiling (+1) or
+// its floor (-1).
+func (m *model) nearest(k partitioner.Key, dir int) *modelEntry {
+	if dir < 0 {
+		return m.floor(k)
+	}
+	return m.ceiling(k)
+}
+
+func (m *model) first() *modelEntry {
+	e, ok := m.tree.Min()
+	if !ok {
+		return nil
+	}
+	return &e
+}
+
+func (m *model) last() *modelEntry {
+	e, ok := m.tree.Max()
+	if !ok {
+		return nil
+	}
+	return &e
+}
+
+// lookupDir is one direction of the lookups a KeyAt confirms, Ceiling
+// (dir +1) or Floor (dir -1), with every form a Reader offers of it; the
+// tests run both directions through the same code.
+type lookupDir struct {
+	name              string
+	dir               int
+	byKey             func(rd *Reader, key *partitioner.Key, keyAt KeyAt) (int64, bool, error)
+	byEncoded         func(rd *Reader, position []byte, keyAt KeyAt) (int64, bool, error)
+	candidates        func(rd *Reader, key *partitioner.Key) (Candidates, error)
+	candidatesEncoded func(rd *Reader, position []byte) (Candidates, error)
+}
+
+var lookupDirs = []lookupDir{
+	{"Ceiling", +1, (*Reader).Ceiling, (*Reader).CeilingEncoded, (*Reader).CeilingCandidates, (*Reader).CeilingCandidatesEncoded},
+	{"Floor", -1, (*Reader).Floor, (*Reader).FloorEncoded, (*Reader).FloorCandidates, (*Reader).FloorCandidatesEncoded},
+}
+
 // randomBytes and randomBytesN are keyset's, shared with audit's tests, as
 // the key shapes (keyset.Shapes) are.
 func randomBytes(r *rand.Rand, minLen, maxLen int, alphabet []byte) []byte {
@@ -137,9 +191,7 @@ func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *
 	var falsePositives, nonMembers int
 	for pi, raw := range probes {
 		k := p.Decorate(raw)
-		var ceil, floor *modelEntry
-		m.tree.AscendGreaterOrEqual(modelEntry{key: k}, func(e modelEntry) bool { ceil = &e; return false })
-		m.tree.DescendLessOrEqual(modelEntry{key: k}, func(e modelEntry) bool { floor = &e; return false })
+		ceil := m.ceiling(k)
 		member := ceil != nil && partitioner.Compare(ceil.key, k) == 0
 
 		pos, ok, err := rd.Get(&k)
@@ -157,19 +209,15 @@ func checkAgainstModel(t *testing.T, p partitioner.Partitioner, file []byte, m *
 			}
 		}
 
-		pos, ok, err = rd.Ceiling(&k, m.keyAt)
-		require.NoError(t, err)
-		require.Equal(t, ceil != nil, ok, "ceiling of probe %d", pi)
-		if ceil != nil && ceil.pos != pos {
-			t.Fatalf("ceiling of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
-				pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(ceil.pos))
-		}
-		pos, ok, err = rd.Floor(&k, m.keyAt)
-		require.NoError(t, err)
-		require.Equal(t, floor != nil, ok, "floor of probe %d", pi)
-		if floor != nil && floor.pos != pos {
-			t.Fatalf("floor of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
-				pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(floor.pos))
+		for _, d := range lookupDirs {
+			want := m.nearest(k, d.dir)
+			pos, ok, err := d.byKey(rd, &k, m.keyAt)
+			require.NoError(t, err)
+			require.Equal(t, want != nil, ok, "%s of probe %d", d.name, pi)
+			if want != nil && want.pos != pos {
+				t.Fatalf("%s of probe %d (%d bytes, ends %x): got position %d (entry %d), want entry %d",
+					d.name, pi, len(raw), raw[max(0, len(raw)-12):], pos, m.index(pos), m.index(want.pos))
+			}
 		}
 	}
 	// Hash-byte collisions let about 1 in 256 non-members through when they

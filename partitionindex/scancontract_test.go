@@ -1,7 +1,6 @@
 package partitionindex
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -199,22 +198,11 @@ func TestScanContractCases(t *testing.T) {
 		for _, k := range c.keys {
 			raws = append(raws, []byte(k))
 		}
-		var buf bytes.Buffer
-		b := NewBuilder(&buf, Options{Partitioner: bo})
-		for i, raw := range raws {
-			require.NoError(t, addRaw(b, raw, int64(i)))
-		}
-		_, err := b.Complete()
-		require.NoError(t, err)
-		ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: bo})
-		require.NoError(t, err)
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
+		_, rd := openIndexReader(t, buildRaw(t, bo, raws, Options{}), bo)
 		for _, kind := range scanKinds {
 			got := scanModel(t, rd, kind, c.start, c.end)
 			require.Equal(t, c.want, got, "%s: %s", c.name, kind.name)
 		}
-		require.NoError(t, rd.Close())
 	}
 }
 
