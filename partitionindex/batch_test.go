@@ -213,9 +213,7 @@ func TestGetBatchPartialIndex(t *testing.T) {
 // prefixes only) and, after the first batch has grown the handle's scratch,
 // for keys encoded whole.
 func TestGetBatchAllocatesNothing(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("the race detector and coverage instrumentation allocate")
-	}
+	skipIfAllocsInstrumented(t)
 	for _, cfg := range []keygen.Config{
 		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5_000, Seed: 3},
 		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 5_000, Seed: 4, KeyLenMin: 1, KeyLenMax: 40},
