@@ -75,8 +75,7 @@ func TestGetBatchMatchesGetAndModel(t *testing.T) {
 				r := rand.New(rand.NewPCG(11, uint64(len(ks.Name))))
 				raws := ks.Gen(r, 3000)
 				members, absent := raws[:2000], raws[2000:]
-				file, m := buildModel(t, p, members, r, 0)
-				_, rd := openIndexReader(t, file, p)
+				m, rd := openModel(t, p, members, r, 0)
 				var probes []partitioner.Key
 				for _, e := range m.sorted() {
 					probes = append(probes, e.key)
@@ -178,12 +177,7 @@ func TestGetBatchErrors(t *testing.T) {
 // Early-open views read part of the trie from the file and part from the
 // in-memory tail; the batch must read both as Get does.
 func TestGetBatchPartialIndex(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
-	var raws [][]byte
-	for range 6000 {
-		raws = append(raws, randomBytes(r, 16, 16, nil))
-	}
-	keys := keyset.Decorate(partitioner.Murmur3, raws)
+	keys := randomMurmur3Keys(rand.New(rand.NewPCG(3, 3)), 6000)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{PageSize: 256})
 	views := 0

@@ -166,6 +166,15 @@ func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.
 	return file, newModel(p, keyset.Raws(keys), positions)
 }
 
+// openModel builds raws with buildModel and opens a Reader on the file,
+// closed when the test ends.
+func openModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) (*model, *Reader) {
+	t.Helper()
+	file, m := buildModel(t, p, raws, r, pageSize)
+	_, rd := openIndexReader(t, file, p)
+	return m, rd
+}
+
 func TestModelLookups(t *testing.T) {
 	for _, c := range keyset.ModelCases(keyset.ModelSizes(testing.Short())) {
 		t.Run(c.Name(), func(t *testing.T) {
@@ -347,8 +356,7 @@ func TestJumpTableIndex(t *testing.T) {
 // an entry on the wrong side, it is not).
 func TestCeilingFloorRequireKeyAt(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	file, m := buildModel(t, partitioner.ByteOrdered, keyset.Shapes[4].Gen(r, 200), r, 0)
-	_, rd := openIndexReader(t, file, partitioner.ByteOrdered)
+	m, rd := openModel(t, partitioner.ByteOrdered, keyset.Shapes[4].Gen(r, 200), r, 0)
 	// A probe just above a member whose stored prefix it shares: the
 	// entry on its path is smaller than the probe, not its ceiling.
 	entries := m.sorted()
@@ -370,8 +378,7 @@ func TestCandidatesModel(t *testing.T) {
 		for _, ks := range []keyset.Shape{keyset.Shapes[2], keyset.Shapes[4]} {
 			t.Run(fmt.Sprintf("%v/%s", p, ks.Name), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(1, uint64(p)))
-				file, m := buildModel(t, p, ks.Gen(r, 500), r, 64)
-				_, rd := openIndexReader(t, file, p)
+				m, rd := openModel(t, p, ks.Gen(r, 500), r, 64)
 				byPos := map[int64]partitioner.Key{}
 				for _, e := range m.sorted() {
 					byPos[e.pos] = e.key
@@ -427,8 +434,7 @@ func TestTokenBoundLookups(t *testing.T) {
 	for range 5000 {
 		raws = append(raws, randomBytes(r, 1, 12, nil))
 	}
-	file, m := buildModel(t, partitioner.Murmur3, raws, r, 0)
-	_, rd := openIndexReader(t, file, partitioner.Murmur3)
+	m, rd := openModel(t, partitioner.Murmur3, raws, r, 0)
 	entries := m.sorted()
 
 	// Tokens to probe: those of entries (bounds touching a key) and random.

@@ -152,8 +152,7 @@ func TestScanContractModel(t *testing.T) {
 				for _, pageSize := range []int{0, 64} {
 					t.Run(fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize), func(t *testing.T) {
 						r := rand.New(rand.NewPCG(uint64(n), uint64(pageSize)))
-						file, m := buildModel(t, p, ks.Gen(r, n), r, pageSize)
-						_, rd := openIndexReader(t, file, p)
+						m, rd := openModel(t, p, ks.Gen(r, n), r, pageSize)
 						entries := m.sorted()
 						probes := probeKeys(r, p, entries, 60)
 						for x := range probes {
@@ -214,13 +213,8 @@ func TestScanContractCases(t *testing.T) {
 func TestScanContractEncodedBoundsCopied(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, p := range []partitioner.Partitioner{partitioner.ByteOrdered, partitioner.Murmur3} {
-		file, m := buildModel(t, p, keyset.Shapes[4].Gen(r, 200), r, 64)
-		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
-		require.NoError(t, err)
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
-		entries := m.sorted()
-		probes := probeKeys(r, p, entries, 200)
+		m, rd := openModel(t, p, keyset.Shapes[4].Gen(r, 200), r, 64)
+		probes := probeKeys(r, p, m.sorted(), 200)
 		for x := 0; x+1 < len(probes); x += 2 {
 			lo, hi := probes[x], probes[x+1]
 			if partitioner.Compare(lo, hi) > 0 {
@@ -467,11 +461,7 @@ func boundsName(b [2]*partitioner.Key) string {
 func TestAliasingKeyAtReentry(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
-		file, m := buildModel(t, p, keyset.Shapes[4].Gen(r, 300), r, 0)
-		ix, err := NewIndex(file, OpenOptions{Partitioner: p})
-		require.NoError(t, err)
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
+		m, rd := openModel(t, p, keyset.Shapes[4].Gen(r, 300), r, 0)
 		entries := m.sorted()
 		other := func() partitioner.Key { return entries[r.IntN(len(entries))].key }
 		keyAt := func(pos int64) ([]byte, error) {
@@ -509,7 +499,7 @@ func TestAliasingKeyAtReentry(t *testing.T) {
 			}
 		}
 		require.NoError(t, rd.Close())
-		require.NoError(t, ix.Close())
+		require.NoError(t, rd.Index().Close())
 	}
 }
 

@@ -141,6 +141,16 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	requireAllFound(t, partitioner.ByteOrdered, plain, raws)
 }
 
+// randomMurmur3Keys returns n random 16-byte keys decorated by Murmur3, in
+// its order.
+func randomMurmur3Keys(r *rand.Rand, n int) []partitioner.Key {
+	raws := make([][]byte, n)
+	for i := range raws {
+		raws[i] = randomBytes(r, 16, 16, nil)
+	}
+	return keyset.Decorate(partitioner.Murmur3, raws)
+}
+
 // openViewReader opens an early-open view over file, the bytes written so
 // far, and a Reader on it; the Reader is closed when the test ends.
 func openViewReader(t *testing.T, view *PartialIndex, file []byte) (*Index, *Reader) {
@@ -166,12 +176,7 @@ func takeView(t *testing.T, b indexBuilder) (*PartialIndex, bool) {
 // testPartialIndex: views every 1/15 of a random Murmur3 input read back
 // exactly the keys that reached the trie, and the final file is valid.
 func TestScenarioPartialEveryFifteenth(t *testing.T) {
-	r := rand.New(rand.NewPCG(2, 2))
-	var raws [][]byte
-	for range 30_000 {
-		raws = append(raws, randomBytes(r, 16, 16, nil))
-	}
-	keys := keyset.Decorate(partitioner.Murmur3, raws)
+	keys := randomMurmur3Keys(rand.New(rand.NewPCG(2, 2)), 30_000)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
