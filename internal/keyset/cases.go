@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/bti-go/bti/internal/buildpath"
+	"github.com/bti-go/bti/internal/golden"
 	"github.com/bti-go/bti/partitioner"
 )
 
@@ -76,7 +77,7 @@ type PathBuilder[M any] interface {
 // BuildOnPaths builds keys (in order) at positions on every builder path,
 // with the builder newBuilder returns for that path writing to w, and
 // returns the file; the paths must write the same bytes, or it returns an
-// error naming them.
+// error naming them and the first offset where they differ.
 func BuildOnPaths[M any](keys []partitioner.Key, positions []int64, newBuilder func(w io.Writer, path buildpath.Path) PathBuilder[M]) ([]byte, error) {
 	var files [len(buildpath.All)][]byte
 	for i, path := range buildpath.All {
@@ -92,7 +93,8 @@ func BuildOnPaths[M any](keys []partitioner.Key, positions []int64, newBuilder f
 		}
 		files[i] = buf.Bytes()
 		if i > 0 && !bytes.Equal(files[0], files[i]) {
-			return nil, fmt.Errorf("the %v and %v paths write different files (%d and %d bytes)", buildpath.All[0], path, len(files[0]), len(files[i]))
+			return nil, fmt.Errorf("the %v and %v paths write different files (%d and %d bytes, first difference at offset %d)",
+				buildpath.All[0], path, len(files[0]), len(files[i]), golden.FirstDiff(files[0], files[i]))
 		}
 	}
 	return files[0], nil

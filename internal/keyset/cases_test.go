@@ -75,7 +75,7 @@ func TestBuildOnPaths(t *testing.T) {
 	require.Equal(t, []byte{'a', 7, 'b', 9}, file)
 
 	_, err = build(true, -1, nil)
-	require.ErrorContains(t, err, "write different files")
+	require.ErrorContains(t, err, "write different files (4 and 5 bytes, first difference at offset 4)")
 
 	refused := errors.New("refused")
 	_, err = build(false, 1, refused)
