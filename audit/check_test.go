@@ -73,7 +73,7 @@ func TestCheckGoldenPartialViews(t *testing.T) {
 			for i, e := range c.Entries {
 				require.NoError(t, addRaw(b, c.Partitioner, e.Key, e.Pos))
 				if next < len(c.Partials) && c.Partials[next].AfterKeys == i+1 {
-					if v := checkPartial(t, c, b, &buf, c.Partials[next]); v != nil {
+					if v := checkPartial(t, b, c.Partials[next]); v != nil {
 						ix, err := v.NewIndex(buf.Bytes())
 						require.NoError(t, err)
 						requireClean(t, ix, Options{}, fmt.Sprintf("view after %d keys", i+1))
@@ -94,32 +94,15 @@ func TestCheckGoldenPartialViews(t *testing.T) {
 // and page sizes, plus the empty index) passes, including nodes larger than
 // the tiny test pages.
 func TestCheckModelFiles(t *testing.T) {
-	sizes := []int{0, 1, 2, 10, 100, 1000, 10000, 100000}
-	if testing.Short() {
-		sizes = sizes[:6]
-	}
-	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
-		for _, ks := range keyset.Shapes {
-			for _, n := range sizes {
-				if ks.Name == "long-shared-prefix" && n > 1000 {
-					continue
-				}
-				if n > 10000 && (ks.Name != "random" || p != partitioner.Murmur3) {
-					continue // as TestModelLookups: one 100k set
-				}
-				for _, pageSize := range []int{0, 64} {
-					name := fmt.Sprintf("%v/%s/n=%d/page=%d", p, ks.Name, n, pageSize)
-					t.Run(name, func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(len(ks.Name))))
-						file, entries := buildModel(t, p, ks.Gen(r, n), r, pageSize)
-						ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: p})
-						require.NoError(t, err)
-						rep := requireClean(t, ix, Options{PageSize: pageSize}, name)
-						require.Equal(t, int64(entries), rep.Entries)
-					})
-				}
-			}
-		}
+	for _, c := range keyset.ModelCases(append([]int{0}, keyset.ModelSizes(testing.Short())...)) {
+		t.Run(c.Name(), func(t *testing.T) {
+			r := c.Rand()
+			file, entries := buildModel(t, c.Partitioner, c.Shape.Gen(r, c.Keys), r, c.PageSize)
+			ix, err := partitionindex.NewIndex(file, partitionindex.OpenOptions{Partitioner: c.Partitioner})
+			require.NoError(t, err)
+			rep := requireClean(t, ix, Options{PageSize: c.PageSize}, c.Name())
+			require.Equal(t, int64(entries), rep.Entries)
+		})
 	}
 }
 

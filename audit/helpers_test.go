@@ -1,8 +1,8 @@
 package audit
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -10,7 +10,6 @@ import (
 
 	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/internal/golden"
-	"github.com/bti-go/bti/internal/goldenindex"
 	"github.com/bti-go/bti/internal/keyset"
 	"github.com/bti-go/bti/internal/workload"
 	"github.com/bti-go/bti/partitioner"
@@ -24,7 +23,7 @@ import (
 // took at this point, requires it to be that one (root, count, cutoff and
 // the sha256 of its tail, as partitionindex's golden test does) and
 // returns it, or nil where Cassandra's request was refused.
-func checkPartial(t *testing.T, c goldenindex.Case, b *partitionindex.Builder, buf *bytes.Buffer, want golden.Partial) *partitionindex.PartialIndex {
+func checkPartial(t *testing.T, b *partitionindex.Builder, want golden.Partial) *partitionindex.PartialIndex {
 	t.Helper()
 	got, err := b.BuildPartialSynced(0, 0)
 	require.NoError(t, err)
@@ -43,20 +42,11 @@ func checkPartial(t *testing.T, c goldenindex.Case, b *partitionindex.Builder, b
 func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, int) {
 	t.Helper()
 	keys := keyset.Decorate(p, raws)
-	positions := keyset.UniquePositions(r, len(keys))
-	var files [2][]byte
-	for i, path := range buildpath.All {
-		var buf bytes.Buffer
-		b := workload.NewPathBuilder(&buf, partitionindex.Options{Partitioner: p, PageSize: pageSize}, path)
-		for j, k := range keys {
-			require.NoError(t, b.Add(&k, positions[j]))
-		}
-		_, err := b.Complete()
-		require.NoError(t, err)
-		files[i] = buf.Bytes()
-	}
-	require.Equal(t, files[0], files[1], "scratch and reference paths must write identical files")
-	return files[0], len(keys)
+	file, err := keyset.BuildOnPaths(keys, keyset.UniquePositions(r, len(keys)), func(w io.Writer, path buildpath.Path) keyset.PathBuilder[partitionindex.Metadata] {
+		return workload.NewPathBuilder(w, partitionindex.Options{Partitioner: p, PageSize: pageSize}, path)
+	})
+	require.NoError(t, err)
+	return file, len(keys)
 }
 
 // earlyKeys returns n ByteOrdered keys "key00000", "key00001", ... in

@@ -15,10 +15,17 @@ import (
 // the same shape (its node arena, ring slots and output buffer are warm),
 // Add allocates nothing; lookups never allocate.
 
-func TestAddAllocatesNothingWhenWarm(t *testing.T) {
+// skipIfAllocsInstrumented skips an allocation count where the race
+// detector or coverage instrumentation allocate themselves.
+func skipIfAllocsInstrumented(t *testing.T) {
+	t.Helper()
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("the race detector and coverage instrumentation allocate")
 	}
+}
+
+func TestAddAllocatesNothingWhenWarm(t *testing.T) {
+	skipIfAllocsInstrumented(t)
 	for _, cfg := range []keygen.Config{
 		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 20_000, Seed: 1},
 		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 5_000, Seed: 2, PrefixBytes: 64, KeyLenMin: 1, KeyLenMax: 40},
@@ -50,20 +57,11 @@ func TestAddAllocatesNothingWhenWarm(t *testing.T) {
 }
 
 func TestLookupsAllocateNothing(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("the race detector and coverage instrumentation allocate")
-	}
+	skipIfAllocsInstrumented(t)
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5_000, Seed: 3}
 	keys, err := cfg.Keys()
 	require.NoError(t, err)
-	var file writeBuffer
-	b := NewBuilder(&file, Options{})
-	for i, k := range keys {
-		require.NoError(t, b.Add(&k, int64(i)))
-	}
-	_, err = b.Complete()
-	require.NoError(t, err)
-	_, r := openIndexReader(t, file, partitioner.Murmur3)
+	_, r := openIndexReader(t, buildKeys(t, keys, Options{Partitioner: partitioner.Murmur3}), partitioner.Murmur3)
 	absent := partitioner.Murmur3.Decorate([]byte("absent key"))
 	// Positions are key numbers; the caller's data file is keys.
 	keyAt := KeyAt(func(pos int64) ([]byte, error) { return keys[pos].Raw, nil })
@@ -106,21 +104,11 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	}
 }
 
-// writeBuffer is a minimal in-memory sink.
-type writeBuffer []byte
-
-func (w *writeBuffer) Write(p []byte) (int, error) {
-	*w = append(*w, p...)
-	return len(p), nil
-}
-
 // A fresh builder for a tiny index (an sstable with one partition is
 // common: flushes of small tables, streaming) must be cheap: at most 8
 // allocations and 8 KiB from NewBuilder to a completed one-key index.
 func TestOneKeyIndexIsCheap(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("the race detector and coverage instrumentation allocate")
-	}
+	skipIfAllocsInstrumented(t)
 	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered} {
 		t.Run(p.String(), func(t *testing.T) {
 			key := p.Decorate([]byte("the only partition"))

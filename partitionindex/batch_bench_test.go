@@ -120,49 +120,14 @@ func batchFixture(b *testing.B, n int) *batchBench {
 	if f := batchBenches[n]; f != nil {
 		return f
 	}
-	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 7}
-	entries, err := cfg.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
 	var file bytes.Buffer
-	bld := partitionindex.NewBuilder(&file, partitionindex.Options{Partitioner: partitioner.Murmur3})
-	for _, e := range entries {
-		dk := partitioner.Murmur3.Decorate(e.Key)
-		if err := bld.Add(&dk, e.Pos); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := bld.Complete(); err != nil {
-		b.Fatal(err)
-	}
+	entries := writeIndex(b, &file, keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: n, Seed: 7})
 	ix, err := partitionindex.NewIndex(file.Bytes(), partitionindex.OpenOptions{Partitioner: partitioner.Murmur3})
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Probe order: a fixed xorshift permutation; keys and their raw bytes
-	// laid out in probe order, so the probes themselves stream from memory
-	// and the benchmark measures the index, not misses on its input.
-	perm := make([]int, len(entries))
-	for i := range perm {
-		perm[i] = i
-	}
-	x := uint64(0x9E3779B97F4A7C15)
-	for i := len(perm) - 1; i > 0; i-- {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		j := int(x % uint64(i+1))
-		perm[i], perm[j] = perm[j], perm[i]
-	}
-	f := &batchBench{ix: ix, data: file.Bytes(), probes: make([]partitioner.Key, len(perm)), want: make([]int64, len(perm))}
-	arena := make([]byte, 0, 16*len(perm))
-	for i, j := range perm {
-		start := len(arena)
-		arena = append(arena, entries[j].Key...)
-		f.probes[i] = partitioner.Murmur3.Decorate(arena[start:len(arena):len(arena)])
-		f.want[i] = entries[j].Pos
-	}
+	f := &batchBench{ix: ix, data: file.Bytes()}
+	f.probes, f.want = layProbes(entries, xorshiftPerm(len(entries)))
 	batchBenches[n] = f
 	return f
 }
@@ -206,7 +171,8 @@ func runBatch(b *testing.B, f *batchBench, batch, threads int) {
 	b.ResetTimer()
 	var wrong int
 	if threads == 1 {
-		// cpu-ns/op as in BenchmarkLookupMmap: the thread's own CPU time.
+		// cpu-ns/op as in BenchmarkLookupMmap: the thread's own CPU time
+		// (threadCPU, in mmap_bench_test.go).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		cpu0 := threadCPU(b)

@@ -75,12 +75,7 @@ func TestGetBatchMatchesGetAndModel(t *testing.T) {
 				r := rand.New(rand.NewPCG(11, uint64(len(ks.Name))))
 				raws := ks.Gen(r, 3000)
 				members, absent := raws[:2000], raws[2000:]
-				file, m := buildModel(t, p, members, r, 0)
-				ix, err := NewIndex(file, OpenOptions{Partitioner: p})
-				require.NoError(t, err)
-				rd, err := ix.OpenReader()
-				require.NoError(t, err)
-				defer rd.Close()
+				m, rd := openModel(t, p, members, r, 0)
 				var probes []partitioner.Key
 				for _, e := range m.sorted() {
 					probes = append(probes, e.key)
@@ -125,13 +120,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 			keys = append(keys, k)
 		}
 	}
-	var file writeBuffer
-	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
-	for i, k := range keys {
-		require.NoError(t, b.Add(&k, int64(i)))
-	}
-	_, err := b.Complete()
-	require.NoError(t, err)
+	file := buildKeys(t, keys, Options{Partitioner: partitioner.Murmur3})
 	// The forced tokens are not the keys' hashes, so the footer check that
 	// NewIndex makes (its first key must walk to the first entry) refuses
 	// the file: open it unchecked.
@@ -169,10 +158,7 @@ func TestGetBatchEqualTokens(t *testing.T) {
 // by lane, without disturbing the other lanes.
 func TestGetBatchErrors(t *testing.T) {
 	keys, file := murmur3Index(t, 500, 5)
-	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
+	_, rd := openIndexReader(t, file, partitioner.Murmur3)
 	probes := append([]partitioner.Key(nil), keys[:40]...)
 	probes[7] = partitioner.ByteOrdered.Decorate([]byte("other partitioner"))
 	probes[23] = partitioner.Random.Decorate([]byte("another"))
@@ -191,12 +177,7 @@ func TestGetBatchErrors(t *testing.T) {
 // Early-open views read part of the trie from the file and part from the
 // in-memory tail; the batch must read both as Get does.
 func TestGetBatchPartialIndex(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
-	var raws [][]byte
-	for range 6000 {
-		raws = append(raws, randomBytes(r, 16, 16, nil))
-	}
-	keys := keyset.Decorate(partitioner.Murmur3, raws)
+	keys := randomMurmur3Keys(rand.New(rand.NewPCG(3, 3)), 6000)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{PageSize: 256})
 	views := 0
@@ -208,10 +189,7 @@ func TestGetBatchPartialIndex(t *testing.T) {
 		view, accepted := takeView(t, b)
 		require.True(t, accepted)
 		require.NotEmpty(t, view.Tail)
-		ix, err := view.NewIndex(buf.Bytes())
-		require.NoError(t, err)
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
+		_, rd := openViewReader(t, view, buf.Bytes())
 		got := rd.GetBatch(nil, keys[:i])
 		for j := range got {
 			require.Equal(t, Result{Pos: int64(j), OK: true}, got[j], "view after %d keys, key %d", i+1, j)
@@ -229,9 +207,7 @@ func TestGetBatchPartialIndex(t *testing.T) {
 // prefixes only) and, after the first batch has grown the handle's scratch,
 // for keys encoded whole.
 func TestGetBatchAllocatesNothing(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("the race detector and coverage instrumentation allocate")
-	}
+	skipIfAllocsInstrumented(t)
 	for _, cfg := range []keygen.Config{
 		{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 5_000, Seed: 3},
 		{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: 5_000, Seed: 4, KeyLenMin: 1, KeyLenMax: 40},
@@ -239,18 +215,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 		t.Run(cfg.Partitioner.String(), func(t *testing.T) {
 			keys, err := cfg.Keys()
 			require.NoError(t, err)
-			var file writeBuffer
-			b := NewBuilder(&file, Options{Partitioner: cfg.Partitioner})
-			for i, k := range keys {
-				require.NoError(t, b.Add(&k, int64(i)))
-			}
-			_, err = b.Complete()
-			require.NoError(t, err)
-			ix, err := NewIndex(file, OpenOptions{Partitioner: cfg.Partitioner})
-			require.NoError(t, err)
-			rd, err := ix.OpenReader()
-			require.NoError(t, err)
-			defer rd.Close()
+			_, rd := openIndexReader(t, buildKeys(t, keys, Options{Partitioner: cfg.Partitioner}), cfg.Partitioner)
 			probes := append([]partitioner.Key(nil), keys...)
 			rand.New(rand.NewPCG(1, 2)).Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
 			probes = append(probes, cfg.Partitioner.Decorate([]byte("absent key")))
@@ -280,11 +245,7 @@ func TestGetBatchAllocatesNothing(t *testing.T) {
 // partitioner, cut at every size of batchSizes.
 func TestGetBatchRefillMixed(t *testing.T) {
 	keys, file := murmur3Index(t, 3000, 9)
-	ix, err := NewIndex(file, OpenOptions{Partitioner: partitioner.Murmur3})
-	require.NoError(t, err)
-	rd, err := ix.OpenReader()
-	require.NoError(t, err)
-	defer rd.Close()
+	_, rd := openIndexReader(t, file, partitioner.Murmur3)
 	r := rand.New(rand.NewPCG(9, 9))
 	probes := make([]partitioner.Key, 1200)
 	for i := range probes {
@@ -308,19 +269,12 @@ func TestGetBatchRefillMixed(t *testing.T) {
 
 // murmur3Index builds the index of count generated Murmur3 UUID keys, key
 // i at position i, and returns the keys and the file.
-func murmur3Index(t *testing.T, count int, seed uint64) ([]partitioner.Key, writeBuffer) {
+func murmur3Index(t *testing.T, count int, seed uint64) ([]partitioner.Key, []byte) {
 	t.Helper()
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: count, Seed: seed}
 	keys, err := cfg.Keys()
 	require.NoError(t, err)
-	var file writeBuffer
-	b := NewBuilder(&file, Options{Partitioner: partitioner.Murmur3})
-	for i := range keys {
-		require.NoError(t, b.Add(&keys[i], int64(i)))
-	}
-	_, err = b.Complete()
-	require.NoError(t, err)
-	return keys, file
+	return keys, buildKeys(t, keys, Options{Partitioner: partitioner.Murmur3})
 }
 
 // The walk checks a hashed key's hash byte at the leaf (trie.Probe.Check):

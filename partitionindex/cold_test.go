@@ -52,9 +52,7 @@ func TestColdBuildAllocations(t *testing.T) {
 // B/key for a 16,384-key ByteOrdered blob set shaped like the build-cold
 // benchmark's (8..24-byte keys, another seed).
 func TestColdSmallBuildAllocations(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("allocation counts differ under -race and -cover")
-	}
+	skipIfAllocsInstrumented(t)
 	const n = 16384
 	keys, err := keygen.Config{Partitioner: partitioner.ByteOrdered, Kind: keygen.Blob, Count: n, Seed: 1,
 		KeyLenMin: 8, KeyLenMax: 24}.Keys()

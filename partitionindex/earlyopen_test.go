@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,4 +142,28 @@ func TestBuildPartialSyncedFlushError(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, view, "the failed attempt left no view waiting")
 	require.Equal(t, int64(199), view.Count)
+}
+
+// TestDamagePartialView: caller-built views with impossible fields are
+// refused as corrupt, not panics (the audit package tests its dumps of
+// damaged input the same way).
+func TestDamagePartialView(t *testing.T) {
+	file := buildRaw(t, partitioner.Murmur3, [][]byte{[]byte("k")}, Options{}) // a valid one-key index
+	for _, p := range []PartialIndex{
+		{Cutoff: -1},
+		{Cutoff: math.MinInt64},
+		{Cutoff: -1, Tail: []byte{0x08, 0, 0}},
+		{Root: -1, Cutoff: 3},
+		{Root: math.MaxInt64, Cutoff: 3},
+		{Count: -1, Cutoff: 3},
+	} {
+		var err error
+		require.NotPanics(t, func() { _, err = p.NewIndex(file) }, "%+v", p)
+		require.ErrorIs(t, err, ErrCorrupt, "%+v", p)
+	}
+	// An unknown partitioner is the caller's error, not the file's.
+	p := PartialIndex{Partitioner: partitioner.Partitioner(200), Cutoff: 3}
+	var err error
+	require.NotPanics(t, func() { _, err = p.NewIndex(file) })
+	require.ErrorIs(t, err, ErrPartitioner)
 }

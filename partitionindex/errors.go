@@ -10,6 +10,10 @@ import (
 // The builder's refusal sentinels (ErrKeyTooLong, ErrPosition,
 // ErrPartitioner, ErrFinished) are defined in internal/partitionfile, so
 // that the reference builder the tests compare with returns the same values.
+// This block mirrors rowindex's errors.go, which re-exports
+// internal/rowfile's sentinels the same way for Rows.db: each package
+// exports the values its writers below it return, and the two lists stay
+// separate because the errors are not the same.
 var (
 	// ErrKeyOrder: a key is not strictly greater than the previous one in
 	// the partitioner's decorated-key order (this includes duplicates).

@@ -3,6 +3,7 @@
 package partitionindex_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bti-go/bti/internal/keygen"
+	"github.com/bti-go/bti/internal/keystsv"
 	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/partitionindex"
 )
@@ -106,25 +108,12 @@ func mmapFixture(b *testing.B) *mmapBench {
 		return mmapBenchFixture
 	}
 	cfg := keygen.Config{Partitioner: partitioner.Murmur3, Kind: keygen.UUID, Count: 1_000_000, Seed: 7}
-	entries, err := cfg.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
 	path := filepath.Join(b.TempDir(), "Partitions.db")
 	out, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bld := partitionindex.NewBuilder(out, partitionindex.Options{Partitioner: partitioner.Murmur3})
-	for _, e := range entries {
-		dk := partitioner.Murmur3.Decorate(e.Key)
-		if err := bld.Add(&dk, e.Pos); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := bld.Complete(); err != nil {
-		b.Fatal(err)
-	}
+	entries := writeIndex(b, out, cfg)
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -140,21 +129,8 @@ func mmapFixture(b *testing.B) *mmapBench {
 		b.Fatal(err)
 	}
 	f := &mmapBench{ix: ix}
-	var arena []byte
-	lay := func(raw []byte) partitioner.Key {
-		start := len(arena)
-		arena = append(arena, raw...)
-		return partitioner.Murmur3.Decorate(arena[start:len(arena):len(arena)])
-	}
-	arena = make([]byte, 0, 16*len(entries))
-	for _, i := range xorshiftPerm(len(entries)) {
-		f.hits = append(f.hits, lay(entries[i].Key))
-		f.hitPos = append(f.hitPos, entries[i].Pos)
-	}
-	arena = make([]byte, 0, 16*len(absent))
-	for _, i := range xorshiftPerm(len(absent)) {
-		f.absent = append(f.absent, lay(absent[i].Key))
-	}
+	f.hits, f.hitPos = layProbes(entries, xorshiftPerm(len(entries)))
+	f.absent, _ = layProbes(absent, xorshiftPerm(len(absent)))
 	mmapBenchFixture = f
 	return f
 }
@@ -174,4 +150,42 @@ func xorshiftPerm(n int) []int {
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	return perm
+}
+
+// writeIndex generates the keys of cfg and writes their index to w, each
+// key at its generated position; it returns the keys. It, layProbes and
+// xorshiftPerm build the fixtures of these benchmarks and of the batch
+// benchmarks (batch_bench_test.go).
+func writeIndex(b *testing.B, w io.Writer, cfg keygen.Config) []keystsv.Entry {
+	entries, err := cfg.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bld := partitionindex.NewBuilder(w, partitionindex.Options{Partitioner: cfg.Partitioner})
+	for _, e := range entries {
+		dk := cfg.Partitioner.Decorate(e.Key)
+		if err := bld.Add(&dk, e.Pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := bld.Complete(); err != nil {
+		b.Fatal(err)
+	}
+	return entries
+}
+
+// layProbes returns the Murmur3 keys of entries in the order perm gives,
+// with their raw bytes copied back to back in that order, and their
+// positions: the probes stream from memory, so a benchmark measures the
+// index, not misses on its input.
+func layProbes(entries []keystsv.Entry, perm []int) ([]partitioner.Key, []int64) {
+	keys, positions := make([]partitioner.Key, len(perm)), make([]int64, len(perm))
+	arena := make([]byte, 0, 16*len(perm))
+	for i, j := range perm {
+		start := len(arena)
+		arena = append(arena, entries[j].Key...)
+		keys[i] = partitioner.Murmur3.Decorate(arena[start:len(arena):len(arena)])
+		positions[i] = entries[j].Pos
+	}
+	return keys, positions
 }

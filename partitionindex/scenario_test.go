@@ -18,14 +18,24 @@ import (
 // the model test (sizing at 1, 10, 100..., random and sequential keys, full
 // and constrained iteration) does not already cover.
 
-// buildRaw builds keys (already in order) with positions 0, 1, 2...
+// buildRaw builds raw keys (already in p's order) with positions 0, 1, 2...
 func buildRaw(t *testing.T, p partitioner.Partitioner, raws [][]byte, opts Options) []byte {
 	t.Helper()
-	var buf bytes.Buffer
+	keys := make([]partitioner.Key, len(raws))
+	for i, raw := range raws {
+		keys[i] = p.Decorate(raw)
+	}
 	opts.Partitioner = p
+	return buildKeys(t, keys, opts)
+}
+
+// buildKeys builds keys (already in order) with positions 0, 1, 2...
+func buildKeys(t *testing.T, keys []partitioner.Key, opts Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
 	b := NewBuilder(&buf, opts)
-	for i, r := range raws {
-		require.NoError(t, addRaw(b, r, int64(i)), "key %d", i)
+	for i := range keys {
+		require.NoError(t, b.Add(&keys[i], int64(i)), "key %d", i)
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
@@ -82,26 +92,9 @@ func TestScenarioEmptyKey(t *testing.T) {
 			file := buildRaw(t, p, raws, Options{})
 			requireAllFound(t, p, file, raws)
 			// And as the first of several keys.
-			raws = [][]byte{{}, []byte("a"), []byte("b")}
-			keys := keyset.Decorate(p, raws)
-			var buf bytes.Buffer
-			b := NewBuilder(&buf, Options{Partitioner: p})
-			for i, k := range keys {
-				require.NoError(t, b.Add(&k, int64(i)))
-			}
-			_, err := b.Complete()
-			require.NoError(t, err)
-			ix, err := NewIndex(buf.Bytes(), OpenOptions{Partitioner: p})
-			require.NoError(t, err)
-			rd, err := ix.OpenReader()
-			require.NoError(t, err)
-			for i, k := range keys {
-				pos, ok, err := rd.Get(&k)
-				require.NoError(t, err)
-				require.True(t, ok)
-				require.Equal(t, int64(i), pos)
-			}
-			require.NoError(t, rd.Close())
+			raws = keyset.Raws(keyset.Decorate(p, [][]byte{{}, []byte("a"), []byte("b")}))
+			file = buildRaw(t, p, raws, Options{})
+			requireAllFound(t, p, file, raws)
 		})
 	}
 }
@@ -124,11 +117,8 @@ func TestScenarioDeepRecursion(t *testing.T) {
 		if !accepted {
 			continue
 		}
-		ix, err := view.NewIndex(buf.Bytes())
-		require.NoError(t, err)
+		ix, rd := openViewReader(t, view, buf.Bytes())
 		require.Equal(t, int64(i), ix.Count())
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
 		for j := range i {
 			dk := partitioner.ByteOrdered.Decorate(raws[j])
 			pos, ok, err := rd.Get(&dk)
@@ -140,7 +130,6 @@ func TestScenarioDeepRecursion(t *testing.T) {
 		_, ok, err := rd.Get(&dk)
 		require.NoError(t, err)
 		require.False(t, ok, "the newest key is not in the view yet")
-		require.NoError(t, rd.Close())
 	}
 	_, err := b.Complete()
 	require.NoError(t, err)
@@ -150,6 +139,28 @@ func TestScenarioDeepRecursion(t *testing.T) {
 	// nothing written yet when the views were taken, no estimate changed.
 	plain := buildRaw(t, partitioner.ByteOrdered, raws, Options{})
 	requireAllFound(t, partitioner.ByteOrdered, plain, raws)
+}
+
+// randomMurmur3Keys returns n random 16-byte keys decorated by Murmur3, in
+// its order.
+func randomMurmur3Keys(r *rand.Rand, n int) []partitioner.Key {
+	raws := make([][]byte, n)
+	for i := range raws {
+		raws[i] = randomBytes(r, 16, 16, nil)
+	}
+	return keyset.Decorate(partitioner.Murmur3, raws)
+}
+
+// openViewReader opens an early-open view over file, the bytes written so
+// far, and a Reader on it; the Reader is closed when the test ends.
+func openViewReader(t *testing.T, view *PartialIndex, file []byte) (*Index, *Reader) {
+	t.Helper()
+	ix, err := view.NewIndex(file)
+	require.NoError(t, err)
+	rd, err := ix.OpenReader()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rd.Close() })
+	return ix, rd
 }
 
 // takeView asks for an early-open view with all three files synced at once
@@ -165,12 +176,7 @@ func takeView(t *testing.T, b indexBuilder) (*PartialIndex, bool) {
 // testPartialIndex: views every 1/15 of a random Murmur3 input read back
 // exactly the keys that reached the trie, and the final file is valid.
 func TestScenarioPartialEveryFifteenth(t *testing.T) {
-	r := rand.New(rand.NewPCG(2, 2))
-	var raws [][]byte
-	for range 30_000 {
-		raws = append(raws, randomBytes(r, 16, 16, nil))
-	}
-	keys := keyset.Decorate(partitioner.Murmur3, raws)
+	keys := randomMurmur3Keys(rand.New(rand.NewPCG(2, 2)), 30_000)
 	var buf bytes.Buffer
 	b := NewBuilder(&buf, Options{})
 	step := len(keys) / 15
@@ -181,11 +187,8 @@ func TestScenarioPartialEveryFifteenth(t *testing.T) {
 		}
 		view, accepted := takeView(t, b)
 		require.True(t, accepted)
-		ix, err := view.NewIndex(buf.Bytes())
-		require.NoError(t, err)
+		ix, rd := openViewReader(t, view, buf.Bytes())
 		require.Equal(t, int64(i), ix.Count(), "the view lags one key")
-		rd, err := ix.OpenReader()
-		require.NoError(t, err)
 		n := 0
 		for it := rd.Scan(nil, nil); it.Next(); n++ {
 			require.Equal(t, int64(n), it.Pos())

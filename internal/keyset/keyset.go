@@ -1,7 +1,10 @@
 // Package keyset turns arbitrary raw keys into what a builder accepts:
 // decorated, in the partitioner's order, without duplicates. Tests and
 // tools that make up their own keys use it, so the rule lives in one place
-// (package keygen generates keys; keyset orders keys made elsewhere).
+// (package keygen generates keys; keyset orders keys made elsewhere). It
+// also holds what the model tests of partitionindex and the checks of audit
+// share: the key shapes and cases they build (Shapes, ModelCases) and the
+// build on both builder paths (BuildOnPaths).
 package keyset
 
 import (
