@@ -30,9 +30,12 @@ package trie
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
+	var slot []byte // the first node's bytes, from its jump slot
 	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
 		pos, k = int64(j.next[v])-1, j.depth
-		w.touch ^= touchAround(f, pos)
+		if slot = j.slot(v); slot == nil {
+			w.touch ^= touchAround(f, pos)
+		}
 	}
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
@@ -44,13 +47,20 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 			return -1, false, true, nil
 		}
 		if uint64(pos) < uint64(len(f)) {
+			// The node's bytes: from the file, or for the node a jump
+			// slot holds, from the slot, whose bytes are the file's and
+			// cover the node's fixed part. A payload is always read from
+			// the file (f[pos+ppos:]), as the slot may end before it.
 			seg := f[pos:]
+			if slot != nil {
+				seg, slot = slot, nil
+			}
 			h := seg[0]
 			flags := h & 0xF
 			switch t := nodeType(h >> 4); t {
 			case payloadOnly:
 				// No children: a candidate whatever b is.
-				w.flags, w.payload = flags, seg[1:]
+				w.flags, w.payload = flags, f[pos+1:]
 				if flags == 0 {
 					return -1, false, false, nil
 				}
@@ -83,7 +93,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos && n != 0 {
 						flags = 0
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payload = flags, f[pos+int64(ppos):]
 					if flags == 0 {
 						return -1, false, false, nil
 					}
@@ -110,7 +120,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos {
 						flags = 0 // a DENSE node has children
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payload = flags, f[pos+int64(ppos):]
 					if flags == 0 {
 						return -1, false, false, nil
 					}
@@ -240,9 +250,12 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
+	var slot []byte // the first node's bytes, from its jump slot
 	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
 		pos, k, greater = int64(j.next[v])-1, j.depth, int64(j.greater[v])-1
-		w.touch ^= touchAround(f, pos)
+		if slot = j.slot(v); slot == nil {
+			w.touch ^= touchAround(f, pos)
+		}
 	}
 	for ; ; k++ {
 		b := eos
@@ -252,7 +265,10 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			return -1, -1, true, nil
 		}
 		if uint64(pos) < uint64(len(f)) {
-			seg := f[pos:]
+			seg := f[pos:] // or the slot's copy, as in exactFile
+			if slot != nil {
+				seg, slot = slot, nil
+			}
 			h := seg[0]
 			flags := h & 0xF
 			switch t := nodeType(h >> 4); t {
