@@ -52,8 +52,7 @@ const (
 	JumpSlotBytes = slotBytes * jumpEntries
 )
 
-// jumpSlot is one slot of the jump slots: the length L in its first byte
-// (at most slotBytes-1), then L bytes of the node (see WithJumpSlots).
+// jumpSlot is one slot of the jump slots (see WithJumpSlots).
 type jumpSlot [slotBytes]byte
 
 // WithJumpTable returns a copy of t that walks with a jump table (see
@@ -78,30 +77,38 @@ func (t *Trie) WithJumpTable() *Trie {
 // JumpTable reports whether walks on t start from a jump table.
 func (t *Trie) JumpTable() bool { return t.jump != nil }
 
-// Jump slots keep, beside each jump entry, a copy of the start of the node
-// the entry leads to, so that a walk through the table decodes that node
-// without reading the file: one dependent cache miss fewer per walk, since
-// the slot is found from the key's bytes alone, as the entry is.
+// Jump slots keep, beside each jump entry, the node the entry leads to,
+// decoded, so that a walk through the table steps that node without
+// reading the file: one dependent cache miss fewer per walk, since the slot
+// is found from the key's bytes alone, as the entry is, and most misses
+// read no byte of the file at all.
 //
 //	slots    [65536][64]byte, one per entry v, 64-byte aligned (Go
 //	         places an allocation this large at a page boundary), so a
 //	         slot is one cache line:
-//	  [0]      L, the number of node bytes the slot holds (0: unused)
-//	  [1:1+L]  the file's bytes from the node's position next[v]-1 on
+//	  [0]      n+1 for the node's n children, or 0: the slot holds no node
+//	  [1:33]   the node's n transition bytes, then 0xFF up to 32 bytes
+//	  [33:63]  the node's n one-byte pointers
 //
-// A slot is used only when L covers the node's whole fixed part (header,
-// count or range, transitions, pointers: nodeView.load's size), which is
-// what a step reads; the payload after it stays in the file, and a walk
-// that stops at the node takes the payload from there. So a step decodes
-// the same bytes from the slot as from the file, and answers, on any bytes,
-// exactly as without slots. At a million Murmur3 keys the nodes below the
-// jump table are SPARSE_8 of about 15 children (32 bytes), so nearly every
-// slot is used; at ten million they are SPARSE_12 of about 150 children,
-// which no slot holds, and WithJumpSlots builds none.
+// A slot holds only a SPARSE_8 node without payload (flags 0) of at most
+// slotMaxChildren children whose transitions strictly increase: the node
+// below the jump table of a large Murmur3 index. Its transitions, count and
+// pointers are all a step reads of it. The walks step it with slotStep and
+// ceilingSlotStep (walkfile.go), the SPARSE step of their loops on the
+// slot's copy, and leave any irregular pointer to the loop, which reads the
+// node from the file. Since the transitions are sorted, any search finds
+// what searchSparse finds, so the slot steps count the transitions below
+// the key byte eight at a time, without a branch on the bytes (slotSearch;
+// a 0xFF pad is below no byte). So a walk answers, and fails, on any bytes
+// exactly as without slots; a walk that stops there is no hit, so no
+// payload is ever read from a slot. At a million Murmur3 keys the nodes
+// below the table are SPARSE_8 of about 15 children, so nearly every slot
+// is used; at ten million they are SPARSE_12 of about 150 children, and
+// WithJumpSlots builds none.
 
 // WithJumpSlots returns a copy of t that walks with a jump table and jump
 // slots (see above), or what WithJumpTable returns when t gets no jump
-// table or fewer than half of its entries lead to a node a slot can hold.
+// table or fewer than half of its entries lead to a node a slot holds.
 // It reads the 65,536 nodes the table leads to once, at the call. The slots
 // take JumpSlotBytes (4 MiB) besides the table's JumpTableBytes;
 // JumpSlots reports whether t has them.
@@ -126,10 +133,9 @@ func (t *Trie) WithJumpSlots() *Trie {
 func (t *Trie) JumpSlots() bool { return t.jump != nil && t.jump.slots != nil }
 
 // buildSlots fills the slots of t's jump table, or returns nil when fewer
-// than half of the filled entries lead to a node whose fixed part fits in a
-// slot.
+// than half of the filled entries lead to a node a slot holds.
 func buildSlots(t *Trie) []jumpSlot {
-	j, f := t.jump, t.src.File
+	j := t.jump
 	slots := make([]jumpSlot, jumpEntries)
 	var nv nodeView
 	filled, used := 0, 0
@@ -138,12 +144,16 @@ func buildSlots(t *Trie) []jumpSlot {
 			continue
 		}
 		filled++
-		pos := int64(nx) - 1
-		if nv.load(&t.src, pos) != nil || nv.ppos > slotBytes-1 {
-			continue // a step reads the file, and reports the error there
+		if nv.load(&t.src, int64(nx)-1) != nil || nv.typ != sparse8 || nv.flags != 0 || nv.n > slotMaxChildren || !increasing(nv.b[2:2+nv.n]) {
+			continue // the walk reads the node from the file
 		}
-		s := &slots[v]
-		s[0] = byte(copy(s[1:], f[pos:]))
+		s, n := &slots[v], nv.n
+		s[0] = byte(n + 1)
+		copy(s[slotTransitions:], nv.b[2:2+n])
+		for i := slotTransitions + n; i < slotPointers; i++ {
+			s[i] = 0xFF
+		}
+		copy(s[slotPointers:], nv.b[2+n:2+2*n])
 		used++
 	}
 	if used == 0 || 2*used < filled {
@@ -152,18 +162,36 @@ func buildSlots(t *Trie) []jumpSlot {
 	return slots
 }
 
-// slot returns the node bytes slot v holds, or nil when it holds none (no
-// slots, or the node's fixed part does not fit in one).
-func (j *jumpTable) slot(v int) []byte {
+// increasing reports whether the bytes of t strictly increase, as a
+// SPARSE node's transitions do (a slot's search relies on it).
+func increasing(t []byte) bool {
+	for i := 1; i < len(t); i++ {
+		if t[i] <= t[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// slot returns slot v, or nil when it holds no node (no slots, or a node
+// a slot does not hold).
+func (j *jumpTable) slot(v int) *jumpSlot {
 	if j.slots == nil {
 		return nil
 	}
-	s := &j.slots[v]
-	if s[0] == 0 {
-		return nil
+	if s := &j.slots[v]; s[0] != 0 {
+		return s
 	}
-	return s[1 : 1+int(s[0]&(slotBytes-1))] // the mask changes no L (< slotBytes) and spares a bounds check
+	return nil
 }
+
+// The layout of a slot (see above).
+const (
+	slotTransitions = 1  // the transitions, padded with 0xFF
+	slotPointers    = 33 // the pointers
+	// slotMaxChildren is the most children of a node a slot holds.
+	slotMaxChildren = slotBytes - 1 - slotPointers
+)
 
 // buildJump computes the table for t, or nil when no key gets past the two
 // levels below the chain (an empty or tiny trie).
