@@ -84,7 +84,10 @@
 // trie.JumpTableBytes (512 KiB) on the heap, read from the top two branching
 // levels of the trie in under a millisecond, after which every lookup starts
 // below those levels; Index.Trie().JumpTable() reports it. Early-open views
-// build none.
+// build none. OpenOptions.JumpSlots adds, for a trie of jumpSlotsMinBytes
+// (4 MiB) or more, a copy of the node below each table entry (4 MiB,
+// trie.WithJumpSlots), from which a lookup decodes that node without
+// reading the file.
 //
 // Forgetting Close: nothing releases a mapping but Close. An Index from Open
 // stays mapped until its Close and the Close of every Reader opened on it;

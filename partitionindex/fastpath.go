@@ -31,7 +31,7 @@ func putTokenPrefix(dst *[tokenPrefixLen]byte, token int64) {
 // checkKey is what every key lookup checks first: an open handle and key's
 // partitioner. The test is inlined; keyError builds the error.
 func (r *Reader) checkKey(key *partitioner.Key) error {
-	if r.closed || key.Partitioner != r.ix.part {
+	if r.closed || key.Partitioner != r.part {
 		return r.keyError(key)
 	}
 	return nil
@@ -54,6 +54,9 @@ func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
 		putTokenPrefix(&r.tok, key.Token)
 		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
 		if !more {
+			if !found && err == nil {
+				return 0, false, nil // exactResult's answer for no candidate
+			}
 			flags, payload := r.walker.Payload()
 			return exactResult(key, node, found, flags, payload, err)
 		}

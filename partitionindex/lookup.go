@@ -20,6 +20,7 @@ import (
 // Cassandra does.
 type Reader struct {
 	ix     *Index
+	part   partitioner.Partitioner // ix.part, read by every lookup's check without a load through ix
 	t      *trie.Trie
 	walker trie.Walker
 	enc    []byte               // the encoded lookup key

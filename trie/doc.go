@@ -95,7 +95,9 @@
 //     in one loop for the common node types (walkfile.go; the batch lane
 //     loop in batch.go likewise) and take one general step (nodeView) for
 //     any other node, staying in their loop, so neither changes an answer
-//     or an error.
+//     or an error. Trie.WithJumpSlots adds, beside the table, a 64-byte
+//     copy of the start of the node below each entry (4 MiB), from which
+//     Exact and Ceiling decode that node without reading the file.
 //
 // Bad bytes never panic and never loop. Every node's fixed part must lie
 // inside its segment (File below Cutoff, or Tail), and every child pointer

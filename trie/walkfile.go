@@ -1,5 +1,7 @@
 package trie
 
+import "encoding/binary"
+
 // The one-loop walks: exact and ceiling over a complete file. When a trie
 // has no early-open tail (Source.Tail is nil), every readable node lies in
 // File, so a step needs no segment lookup: the node at pos is File[pos:] once
@@ -26,13 +28,26 @@ package trie
 
 // exactFile is exact over a complete file: a manually inlined version of
 // exactWalk (see above). A trie with a jump table starts the walk where the
-// table says (jump.go).
+// table says, and with jump slots steps the node there from its slot
+// (jump.go, slotStep).
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
 		pos, k = int64(j.next[v])-1, j.depth
-		w.touch ^= touchAround(f, pos)
+		if s := j.slot(v); s == nil {
+			w.touch ^= touchAround(f, pos)
+		} else if k < len(key) {
+			// The node a jump slot holds, stepped from the slot.
+			c := slotStep(s, pos, int(key[k]))
+			if c < 0 {
+				w.flags = 0 // no child for a byte, and no payload
+				return -1, false, false, nil
+			}
+			if c != pos {
+				pos, k = c, k+1
+			}
+		}
 	}
 	// Each step consumes a key byte, and a node never matches eos, so the
 	// loop runs at most len(key)+1 times.
@@ -218,6 +233,88 @@ func denseSlot(t nodeType, seg []byte, i int) uint64 {
 	return v
 }
 
+// slotStep is exactFile's SPARSE step for the node at pos that jump slot s
+// holds (jump.go), with key byte b: the child to go on from; -1 when the
+// node has no child for b, so the walk stops there without a candidate (it
+// has no payload); or pos itself when the pointer is irregular, and the
+// loop steps the node from the file (where the general step reports it).
+// Not inlined, so that the slot-less walk keeps its registers.
+//
+//go:noinline
+func slotStep(s *jumpSlot, pos int64, b int) int64 {
+	found := slotSearch(s, b)
+	if found < 0 {
+		return -1
+	}
+	if d := int64(s[(slotPointers+found)&(slotBytes-1)]); d != 0 && d <= pos { // the mask changes no index (found < 30)
+		return pos - d
+	}
+	return pos
+}
+
+// ceilingSlotStep is ceilingFile's SPARSE step for the node slotStep
+// steps, whose greater branch so far is greater: the child to go on from
+// and the greater branch then; -1 and the greater branch when the node has
+// no child for b (the walk ends there, with no entry at the key: the node
+// has no payload); or pos itself when a pointer it reads is irregular, and
+// the loop steps the node from the file.
+//
+//go:noinline
+func ceilingSlotStep(s *jumpSlot, pos, greater int64, b int) (next, g int64) {
+	found := slotSearch(s, b)
+	above := -found - 1 // the first slot above b
+	if found >= 0 {
+		above = found + 1
+	}
+	if above < int(s[0])-1 {
+		d := int64(s[(slotPointers+above)&(slotBytes-1)])
+		if d == 0 || d > pos {
+			return pos, greater
+		}
+		greater = pos - d
+	}
+	if found < 0 {
+		return -1, greater
+	}
+	if d := int64(s[(slotPointers+found)&(slotBytes-1)]); d != 0 && d <= pos {
+		return pos - d, greater
+	}
+	return pos, greater
+}
+
+// slotSearch is searchSparse over the increasing transitions slot s holds,
+// for a byte b (0..255), without a branch on the bytes: it counts the
+// transitions below b eight at a time (lo: the slot b's transition has or
+// would have), then compares the one at lo. The 0xFF pads are below no
+// byte. The four words' lanes (lanesBelow) add up in one byte: at most 32.
+func slotSearch(s *jumpSlot, b int) int {
+	bb := uint64(b) * laneOnes
+	t := (*[32]byte)(s[slotTransitions : slotTransitions+32])
+	sum := lanesBelow(binary.LittleEndian.Uint64(t[0:]), bb) + lanesBelow(binary.LittleEndian.Uint64(t[8:]), bb) +
+		lanesBelow(binary.LittleEndian.Uint64(t[16:]), bb) + lanesBelow(binary.LittleEndian.Uint64(t[24:]), bb)
+	lo := int(sum * laneOnes >> 56)
+	if lo < int(s[0])-1 && int(t[lo&31]) == b { // the mask changes no lo (<= 30)
+		return lo
+	}
+	return -lo - 1
+}
+
+const (
+	laneOnes = 0x0101010101010101 // 1 in every byte lane
+	laneHigh = 0x8080808080808080 // every lane's top bit
+)
+
+// lanesBelow returns 1 in each byte lane of x whose byte is below the byte
+// every lane of bb holds, 0 in the others (see slotSearch). With d a lane's
+// (x|0x80) - (b&0x7F), which borrows from no other lane, d's top bit says
+// x&0x7F >= b&0x7F; so x < b when x's top bit is below b's, or they are
+// equal and d's is clear.
+func lanesBelow(x, bb uint64) uint64 {
+	d := (x | laneHigh) - (bb &^ laneHigh)
+	// below = ^x&bb | ^(x^bb)&^d, with De Morgan's laws applied.
+	return ^((x | ^bb) & (x ^ bb | d)) & laneHigh >> 7
+}
+
 // touchAround reads the bytes 128 and 64 below position c and 32 above it,
 // when they lie in f: the writer lays a node out right after its children,
 // so the leaf the next step reads usually lies just below the node a DENSE
@@ -242,7 +339,16 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	greater = none
 	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
 		pos, k, greater = int64(j.next[v])-1, j.depth, int64(j.greater[v])-1
-		w.touch ^= touchAround(f, pos)
+		if s := j.slot(v); s == nil {
+			w.touch ^= touchAround(f, pos)
+		} else if k < len(key) {
+			// The node a jump slot holds, stepped from the slot.
+			if c, g := ceilingSlotStep(s, pos, greater, int(key[k])); c < 0 {
+				return w.ceilingEnd(-1, g) // no payload: no entry at the key
+			} else if c != pos {
+				pos, k, greater = c, k+1, g
+			}
+		}
 	}
 	for ; ; k++ {
 		b := eos
