@@ -1,7 +1,6 @@
 package partitionindex
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -27,7 +26,7 @@ func TestJumpSlotsIndex(t *testing.T) {
 	for i := range raws {
 		raws[i] = keyset.RandomBytesN(r, 16, nil)
 	}
-	file := buildKeys(t, partitioner.Murmur3, raws)
+	file := buildKeys(t, keyset.Decorate(partitioner.Murmur3, raws), Options{Partitioner: partitioner.Murmur3})
 	require.GreaterOrEqual(t, len(file), jumpSlotsMinBytes)
 
 	plain, err := NewIndex(file, OpenOptions{})
@@ -61,7 +60,7 @@ func TestJumpSlotsIndex(t *testing.T) {
 		require.Zero(t, allocs, "allocations per lookup through the slots")
 	}
 
-	small := buildKeys(t, partitioner.Murmur3, raws[:1000])
+	small := buildKeys(t, keyset.Decorate(partitioner.Murmur3, raws[:1000]), Options{Partitioner: partitioner.Murmur3})
 	ix, err := NewIndex(small, OpenOptions{JumpSlots: true})
 	require.NoError(t, err)
 	require.False(t, ix.Trie().JumpSlots(), "a %d-byte index opens without", len(small))
@@ -91,20 +90,6 @@ func TestJumpSlotsGolden(t *testing.T) {
 		sameLookups(t, ix, plain, lookupProbes(r, c.Partitioner, raws, 200))
 	}
 	require.NotZero(t, slotted, "golden files whose tries get jump slots")
-}
-
-// buildKeys builds the index of raws under p, positions 0, 1, 2, ...
-func buildKeys(t *testing.T, p partitioner.Partitioner, raws [][]byte) []byte {
-	t.Helper()
-	keys := keyset.Decorate(p, raws)
-	var buf bytes.Buffer
-	b := NewBuilder(&buf, Options{Partitioner: p})
-	for i := range keys {
-		require.NoError(t, b.Add(&keys[i], int64(i)))
-	}
-	_, err := b.Complete()
-	require.NoError(t, err)
-	return buf.Bytes()
 }
 
 // lookupProbes returns up to n probes from raws: keys, keys with a byte
