@@ -22,7 +22,7 @@ import (
 
 const benchUsage = `usage: bti bench [--benchmark build|lookup|all] [--size small|default|huge] [--run REGEXP]
                  [--in keys.tsv --partitioner P] [--forks N --warmup N --count N --iter-time D]
-                 [--format text|json|csv|benchfmt]
+                 [--format text|json|csv|benchfmt] [--jump-slots]
        bti bench --benchmark lookup --partitions Partitions.db --in keys.tsv [--partitioner P] [--cold] ...
        bti bench --size huge [--benchmark build|lookup] [--cold] ...
        bti bench --compare=BASE..CAND [--rounds N] [--out PREFIX] [--repo DIR] [bench flags]
@@ -84,7 +84,10 @@ Benchmarks:
                      from the device per lookup) and resident-pages-after-open
                      (mincore: what Open read, or another mapping pinned).
   Lookups run with threads=1 and threads=GOMAXPROCS; builds and cold lookups
-  with threads=1.
+  with threads=1. --jump-slots opens every lookup index with
+  partitionindex.OpenOptions.JumpSlots (built at Open when the trie is at
+  least 4 MiB: 4 MiB more memory; Get and ceiling use it); the IDs stay the
+  same, so a run with and one without compare row by row.
 
 Built-in key sets (--size):
   small    build: Murmur3 UUID 10,000; ByteOrdered blob 16,384 keys with 0, 64
@@ -152,6 +155,7 @@ type benchOptions struct {
 	lookupKeys int    // override of the lookup set size (tests); 0: by size
 	index      string // --partitions: benchmark lookups on this existing file
 	cold       bool   // --cold: add the cold lookups
+	jumpSlots  bool   // --jump-slots: open lookup indexes with OpenOptions.JumpSlots
 	rev        revOptions
 }
 
@@ -203,6 +207,7 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
 	fs.IntVar(&o.lookupKeys, "lookup-keys", 0, "size of the built-in lookup set (0: by --size)")
 	partitionsFlagVar(fs, &o.index, "benchmark lookups on this existing Partitions.db, whose keys --in lists")
+	fs.BoolVar(&o.jumpSlots, "jump-slots", false, "open lookup indexes with JumpSlots (partitionindex.OpenOptions: 4 MiB more memory for a trie of 4 MiB or more)")
 	fs.BoolVar(&o.cold, "cold", false, "add cold lookups (file evicted before every iteration); needs --size huge or --partitions")
 	verbose := fs.Bool("v", false, "print progress to stderr (default when stderr is a terminal)")
 	err := parseCommand(fs, args, stdout)
@@ -222,6 +227,8 @@ func parseBenchFlags(args []string, stdout io.Writer) (*benchOptions, error) {
 		return nil, usagef("--partitions benchmarks lookups on an existing file: --benchmark lookup")
 	case o.in != "" && o.index == "" && o.size == workload.Huge:
 		return nil, usagef("--size huge runs on generated sets and --in replaces them: give one (or --partitions with --in)")
+	case o.jumpSlots && o.which == "build":
+		return nil, usagef("--jump-slots opens lookup indexes: --benchmark lookup or all")
 	case o.cold && o.index == "" && o.size != workload.Huge:
 		return nil, usagef("--cold needs an index file: --size huge or --partitions")
 	}
@@ -372,7 +379,9 @@ type suite struct {
 }
 
 func newSuite(o *benchOptions) *suite {
-	return &suite{o: o, cat: workload.NewCatalog()}
+	cat := workload.NewCatalog()
+	cat.JumpSlots = o.jumpSlots
+	return &suite{o: o, cat: cat}
 }
 
 func (s *suite) failures() error {

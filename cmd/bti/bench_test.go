@@ -131,6 +131,8 @@ func TestBenchBadInput(t *testing.T) {
 
 	writeFile(t, keys, "")
 	requireFails(t, "no keys to benchmark", append([]string{"bench", "--in", keys}, tiny...)...)
+
+	requireFails(t, "--jump-slots opens lookup indexes", "bench", "--benchmark", "build", "--jump-slots")
 }
 
 // TestBenchRunMatchesNothing: a --run pattern that selects no benchmark is

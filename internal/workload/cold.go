@@ -47,7 +47,7 @@ func (st *coldState) evictAndOpen() error {
 	if err := evictFile(st.lk.path); err != nil {
 		return err
 	}
-	ix, err := partitionindex.Open(st.lk.path, partitionindex.OpenOptions{Partitioner: st.lk.part})
+	ix, err := partitionindex.Open(st.lk.path, st.lk.openOptions())
 	if err != nil {
 		return err
 	}

@@ -140,7 +140,7 @@ func newStreamLookup(s *Set) (*lookupData, error) {
 	}
 	n := min(gen.Count(), MaxProbes)
 	rng := mrand.New(mrand.NewPCG(ProbeSeed1, ProbeSeed2))
-	lk := &lookupData{path: path, part: partitioner.Murmur3}
+	lk := &lookupData{path: path, part: partitioner.Murmur3, slots: s.jumpSlots}
 	arena := make([]byte, 2*n*sortedkeys.KeyLen)
 	var raw [sortedkeys.KeyLen]byte
 	for range n {
@@ -253,7 +253,7 @@ func newFileLookup(s *Set) (*lookupData, error) {
 	// the pages it touched must not stay pinned, or the cold lookups could
 	// not evict them.
 	defer ix.Close()
-	lk := &lookupData{path: s.IndexPath, part: s.part}
+	lk := &lookupData{path: s.IndexPath, part: s.part, slots: s.jumpSlots}
 	rd, err := ix.OpenReader()
 	if err != nil {
 		return nil, err

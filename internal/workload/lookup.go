@@ -28,6 +28,7 @@ type lookupData struct {
 	ix     *partitionindex.Index // the index in memory; nil for an index file
 	path   string                // the index file, if it is one
 	part   partitioner.Partitioner
+	slots  bool              // open with OpenOptions.JumpSlots
 	hits   []partitioner.Key // present keys in random order
 	hitPos []int64           // their positions
 	misses []partitioner.Key // absent keys
@@ -65,13 +66,13 @@ func newLookupData(s *Set) (*lookupData, error) {
 	if _, err := b.Complete(); err != nil {
 		return nil, err
 	}
-	ix, err := partitionindex.NewIndex(sink.Bytes(), partitionindex.OpenOptions{Partitioner: p})
+	ix, err := partitionindex.NewIndex(sink.Bytes(), partitionindex.OpenOptions{Partitioner: p, JumpSlots: s.jumpSlots})
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(ProbeSeed1, ProbeSeed2))
 	order := rng.Perm(len(ks.Keys))[:min(len(ks.Keys), MaxProbes)]
-	lk := &lookupData{ks: ks, ix: ix, part: p}
+	lk := &lookupData{ks: ks, ix: ix, part: p, slots: s.jumpSlots}
 	var arena []byte
 	clone := func(raw []byte, extra int) []byte {
 		if cap(arena)-len(arena) < len(raw)+extra {
@@ -110,6 +111,12 @@ func (s *Set) CheckLookups() error {
 	return err
 }
 
+// openOptions are the options every mapping of the index file is opened
+// with.
+func (lk *lookupData) openOptions() partitionindex.OpenOptions {
+	return partitionindex.OpenOptions{Partitioner: lk.part, JumpSlots: lk.slots}
+}
+
 // reader opens a Reader on the index and returns it with what closes it.
 // An index file is mapped anew for each caller and unmapped by the
 // closer, so once a workload's threads are torn down no mapping of this
@@ -123,7 +130,7 @@ func (lk *lookupData) reader() (*partitionindex.Reader, func(), error) {
 		}
 		return rd, func() { _ = rd.Close() }, nil
 	}
-	ix, err := partitionindex.Open(lk.path, partitionindex.OpenOptions{Partitioner: lk.part})
+	ix, err := partitionindex.Open(lk.path, lk.openOptions())
 	if err != nil {
 		return nil, nil, err
 	}

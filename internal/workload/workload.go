@@ -122,6 +122,7 @@ type Set struct {
 	ks   *Keys
 	err  error
 
+	jumpSlots  bool // the catalog's JumpSlots when the set was made
 	lookupOnce sync.Once
 	lk         *lookupData
 	lookupErr  error
@@ -170,6 +171,12 @@ func (e *NotInMemoryError) Error() string {
 // Catalog hands out sets, one per parameter combination, so workloads on
 // the same set share its keys and index within a process.
 type Catalog struct {
+	// JumpSlots opens every lookup index of the catalog's sets with
+	// partitionindex.OpenOptions.JumpSlots (bti bench --jump-slots). It is
+	// not a parameter of the benchmark IDs, so that the same lookups can
+	// be compared with and without it; set it before the first set.
+	JumpSlots bool
+
 	mu   sync.Mutex
 	sets map[string]*Set
 }
@@ -210,7 +217,7 @@ func (c *Catalog) set(params []jmhstyle.Param, count int, seed int64, huge bool,
 	if s, ok := c.sets[id]; ok {
 		return s
 	}
-	s := &Set{Params: params, Count: count, Seed: seed, Huge: huge}
+	s := &Set{Params: params, Count: count, Seed: seed, Huge: huge, jumpSlots: c.JumpSlots}
 	init(s)
 	c.sets[id] = s
 	return s

@@ -115,3 +115,38 @@ func TestWorkloadsRun(t *testing.T) {
 		t.Errorf("%d lookups of present keys failed", n)
 	}
 }
+
+// TestCatalogJumpSlots: a catalog's JumpSlots reaches the lookup index its
+// sets open (bti bench --jump-slots), and the answers stay the index's.
+// 600,000 UUID keys make a trie past the 4 MiB below which Open builds no
+// slots.
+func TestCatalogJumpSlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 600,000-key index; skipped under -short")
+	}
+	for _, on := range []bool{false, true} {
+		c := NewCatalog()
+		c.JumpSlots = on
+		lk, err := c.Generated(MurmurUUID(600_000), SetMurmurUUID).lookup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lk.ix.Trie().JumpSlots(); got != on {
+			t.Fatalf("JumpSlots=%v: the index has slots %v", on, got)
+		}
+		if got := lk.openOptions().JumpSlots; got != on {
+			t.Fatalf("JumpSlots=%v: a file would open with JumpSlots %v", on, got)
+		}
+		rd, closeReader, err := lk.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range lk.hits[:1000] {
+			pos, ok, err := rd.Get(&lk.hits[i])
+			if err != nil || !ok || pos != lk.hitPos[i] {
+				t.Fatalf("JumpSlots=%v: hit %d: Get = %d, %v, %v; want %d", on, i, pos, ok, err, lk.hitPos[i])
+			}
+		}
+		closeReader()
+	}
+}
