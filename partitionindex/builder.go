@@ -74,8 +74,8 @@ type Builder struct {
 	pendingRaw, previousRaw bool
 	lastToken               int64
 	rawTmp                  []byte // completePending's copy of the raw bytes
-	// bytesKeys encodes ByteOrdered keys, copying the
-	// escaped prefix a key shares with the previous one from the ring.
+	// bytesKeys encodes ByteOrdered keys over the ring's free slot,
+	// escaping only what a key does not share with the previous one.
 	bytesKeys bytecomparable.BytesKeyEncoder
 	payload   [9]byte // scratch for one payload
 
@@ -198,21 +198,27 @@ func (b *Builder) orderError(prevRaw []byte, key *partitioner.Key, position int6
 func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 	var enc []byte
 	equal := 0 // leading bytes of enc known to equal the pending key's
-	switch key.Partitioner {
-	case partitioner.ByteOrdered:
+	bop := key.Partitioner == partitioner.ByteOrdered
+	if bop {
 		// Only the head, 40 <escaped key> 40: the key component that
 		// repeats the token never decides a comparison or a cut
-		// (BytesKeyEncoder.AppendHead), and a 4 KiB key is not copied twice.
-		enc = b.bytesKeys.AppendHead(b.keys.Scratch(), key.Raw)
+		// (BytesKeyEncoder.AppendHead). The head goes over the free
+		// slot, which held the key before last: under a long shared
+		// prefix the slot already holds the prefix's encoding (the ring
+		// knows how much of it equals the pending key's), so the encoder
+		// copies nothing there and escapes only the strides that differ.
+		slot, same := b.keys.Reuse()
+		enc = b.bytesKeys.ReuseHead(slot, same, key.Raw)
 		equal = b.bytesKeys.Reused()
-	default:
+	} else {
 		enc = key.AppendComparable(b.keys.Scratch())
 	}
+	diff := 1
 	if b.hasLast {
 		prev := b.keys.Current()
-		// Under a long shared prefix the encoder copied most of enc from
-		// prev: compare only the rest.
-		diff := equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
+		// The first equal bytes of enc are the pending key's (kept or
+		// copied from it): compare only the rest.
+		diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.
@@ -222,8 +228,12 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 			return err
 		}
 	}
-	b.keys.Commit(enc)
-	b.bytesKeys.Commit() // nothing to commit for other partitioners
+	if bop {
+		b.keys.CommitShared(enc, diff-1)
+		b.bytesKeys.Commit()
+	} else {
+		b.keys.Commit(enc)
+	}
 	return nil
 }
 
