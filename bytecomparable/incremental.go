@@ -72,11 +72,13 @@ type BytesKeyEncoder struct {
 }
 
 // escapeMarkEvery is the input stride at which BytesKeyEncoder records
-// where the output stood. 64 bytes reuse a 64-byte shared prefix (a
-// tenant id, say), which 256-byte strides never did, for one mark more per
-// 64 bytes escaped (callgrind per key, 16,384 ByteOrdered keys behind a
-// shared prefix of 0/64/4096 bytes: 256 gives 1450/2575/4060 instructions,
-// 64 gives 1438/1835/4122, 32 gives 1435/1835/4219).
+// where the output stood. 64 bytes reuse a 64-byte shared prefix (a tenant
+// id, say), which 256-byte strides do not, for one mark per 64 bytes
+// escaped. Self instructions per key outside the trie writer, building the
+// 16,384-key blob sets behind a shared prefix of 0/64/4096 bytes (the
+// callgrind driver of the CHANGELOG entry for this encoder, on dd92fbf with
+// the change that wrote this comment): 32 gives 648/880/1830, 64 gives
+// 648/880/1830, 256 gives 648/1508/1830.
 const escapeMarkEvery = 64
 
 // escapeMark records the escaper after an input prefix of a component: out
@@ -152,10 +154,13 @@ func (e *BytesKeyEncoder) ReuseHead(buf []byte, same int, key []byte) []byte {
 // after it. buf[base:base+same] are known to equal prevHead[:same]; whatever
 // else buf holds past base is overwritten.
 func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []byte {
+	if len(key) < escapeMarkEvery {
+		return e.encodeShortHead(buf, base, key)
+	}
 	// Resume after the shared whole strides: r bytes into the head, in
 	// state escaped, at input byte i.
 	shared, k := 0, 0
-	if e.havePrev && len(key) >= escapeMarkEvery && len(e.raw) > 0 {
+	if e.havePrev && len(e.raw) > 0 {
 		shared = sharedStrides(e.raw, key, e.lastShared)
 		k = min(shared/escapeMarkEvery, e.valid)
 		if k > 0 && 1+e.marks[k-1].out() > len(e.prevHead) {
@@ -169,8 +174,8 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	}
 	keep := min(same, r) // bytes of the head buf already holds
 	// Room for the head: the kept bytes, the copied ones up to r, the
-	// escaped rest with its end marker, and the closing 40
-	// (8 bytes more let escapeFrom store the key's last bytes as a word).
+	// escaped rest with its end marker, and the closing 40 (8 bytes more
+	// let escapeFrom store the key's last bytes as a word).
 	if need := base + r + maxEscapedLen(len(key)-k*escapeMarkEvery) + 1 + 8; need > cap(buf) {
 		buf = slices.Grow(buf[:base+keep], need-base-keep)
 	}
@@ -184,18 +189,7 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	// until Commit only the shared ones are valid for the committed key.
 	marks := e.marks[:k]
 	e.valid = k
-	i := k * escapeMarkEvery
-	if len(key) < escapeMarkEvery {
-		// Shorter than a stride: there is no whole stride to copy from
-		// the previous key, and the next key can copy none of this one
-		// (what it shares is shorter still). Escape it at once, and keep
-		// neither raw bytes nor marks for the next key to compare with:
-		// its shared length with an empty previous key is 0, as it would
-		// have been.
-		i = len(key)
-		n, escaped = escapeFrom(out, n, key, 0, false)
-	}
-	for i < len(key) {
+	for i := k * escapeMarkEvery; i < len(key); {
 		end := i + escapeMarkEvery
 		if end > len(key) {
 			// The last part stride: passing all of key lets its last
@@ -216,6 +210,31 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	e.nextHead = out[base:n]
 	e.haveNext = true
 	e.reused = r
+	return out[:n]
+}
+
+// encodeShortHead is encodeHead for a key shorter than a stride: there is
+// no whole stride to copy from the previous key, and the next key can copy
+// none of this one (what it shares is shorter still). It escapes the key at
+// once and keeps neither raw bytes nor marks for the next key to compare
+// with: its shared length with an empty previous key is 0, as it would have
+// been.
+func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []byte {
+	if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
+		buf = slices.Grow(buf[:base], need-base)
+	}
+	out := buf[:cap(buf)]
+	out[base] = NextComponent
+	n, escaped := escapeFrom(out, base+1, key, 0, false)
+	n = endEscaped(out, n, escaped)
+	out[n] = NextComponent
+	n++
+	e.valid = 0
+	e.next, e.nextShared, e.nextMarks = key, 0, 0
+	e.lastShared = 0
+	e.nextHead = out[base:n]
+	e.haveNext = true
+	e.reused = 1
 	return out[:n]
 }
 

@@ -76,8 +76,9 @@ func (r *Ring) Commit(b []byte) {
 // the old Current, at least min(same, shared). Reuse reports that for the
 // slot it hands out.
 func (r *Ring) CommitShared(b []byte, shared int) {
-	p := r.prev()
-	r.same[p] = min(r.same[p], shared)
+	if p := r.prev(); r.same[p] > shared {
+		r.same[p] = shared
+	}
 	r.same[r.cur] = shared
 	r.rotate(b)
 	r.same[r.cur] = len(b)
