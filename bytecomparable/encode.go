@@ -51,74 +51,80 @@ func maxEscapedLen(n int) int { return n + n/2 + 2 }
 // out[n:], continuing from the escaper state escaped (the previous input
 // byte was a zero). out must have room for maxEscapedLen(len(b)) more bytes.
 // It returns the new output length and state.
-//
-// Zero runs are the only bytes that change. The loop copies eight bytes at a
-// time while a word holds no zero (the common case for text, numbers and
-// hashes) and steps byte by byte only through zero runs, so keys full of
-// zero bytes (blobs, packed integers) need no call per run.
 func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
-	i := 0
-	if !escaped {
-		// Up to the first zero byte, with nothing else to test per word:
-		// all of most keys (a hash or text key has no zero byte).
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			binary.LittleEndian.PutUint64(out[n:], w)
-			if zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080; zeros != 0 {
-				k := bits.TrailingZeros64(zeros)/8 + 1
-				n += k
-				i += k
-				escaped = true
-				break
-			}
-			n += 8
-			i += 8
-		}
-		if rem := len(b) - i; !escaped && rem > 0 && len(b) >= 8 && len(out)-n >= 8 {
-			// The last 1..7 bytes in one word too, when none is zero: the
-			// word ending at b's end, shifted down to them (so a flagged
-			// byte among them is a zero of theirs: the test's borrow runs
-			// upwards, and nothing lies below them), and stored whole: the
-			// bytes past n+rem are spare room, as above.
-			w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> (64 - 8*rem)
-			if (w-0x0101010101010101)&^w&0x8080808080808080&(1<<(8*rem)-1) == 0 {
-				binary.LittleEndian.PutUint64(out[n:], w)
-				return n + rem, false
-			}
-		}
-	}
+	return escapeFrom(out, n, b, 0, escaped)
+}
+
+// escapeFrom is escapeInto for b[i:]. The bytes of b before i are not
+// escaped but may be read: a caller resuming in the middle of a key passes
+// the whole key, so that its last bytes can be read as one word.
+//
+// Zero runs are the only bytes that change. Outside a run the loop copies a
+// word of eight bytes up to and including its first zero (all eight when it
+// has none: the common case for text, numbers and hashes), the last 1..7
+// bytes as the word that ends at b's end, shifted down to them; inside a
+// run it writes one byte's escape (FE for another zero, FF and the byte
+// for the first non-zero). So a zero costs two short steps, whatever its
+// neighbours, and keys dense in zero bytes (blobs, packed integers) need no
+// byte loop beyond them.
+func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 	for i < len(b) {
-		if !escaped && i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			// The lowest set bit of zeros marks the first zero byte of w
-			// (higher bits may be false positives; they are never used).
-			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-			binary.LittleEndian.PutUint64(out[n:], w)
-			if zeros == 0 {
-				n += 8
-				i += 8
-				continue
-			}
-			// Keep the bytes up to and including the first zero, which is
-			// written as-is: it is the escape.
-			k := bits.TrailingZeros64(zeros)/8 + 1
-			n += k
-			i += k
-			escaped = true
-			continue
-		}
-		c := b[i]
-		i++
 		if escaped {
+			c := b[i]
+			i++
 			if c == 0 {
 				out[n] = Escaped0Cont // the zero run goes on
 				n++
 				continue
 			}
 			out[n] = Escaped0Done // the run ended; the byte follows
-			n++
+			out[n+1] = c
+			n += 2
 			escaped = false
+			continue
 		}
+		if len(b)-i >= 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(out[n:], w)
+			// The lowest set bit of zeros marks the first zero byte of w
+			// (higher bits may be false positives; they are never used).
+			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+			if zeros == 0 {
+				n += 8
+				i += 8
+				continue
+			}
+			// Keep the bytes up to and including the first zero, which
+			// is written as-is: it is the escape.
+			k := bits.TrailingZeros64(zeros)/8 + 1
+			n += k
+			i += k
+			escaped = true
+			continue
+		}
+		if rem := uint(len(b) - i); len(b) >= 8 && len(out)-n >= 8 {
+			// The last 1..7 bytes: the word ending at b's end, shifted
+			// down to them. The bytes above them are zero, and the zero
+			// test's borrow runs upwards, so they flag nothing below
+			// them; they are masked off, and the store's bytes past
+			// n+rem are spare room. (The shifts are taken mod 64 so that
+			// the compiler adds no check for counts of 64 and over.)
+			w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> ((64 - 8*rem) & 63)
+			binary.LittleEndian.PutUint64(out[n:], w)
+			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080 & (1<<((8*rem)&63) - 1)
+			if zeros == 0 {
+				return n + int(rem), false
+			}
+			k := bits.TrailingZeros64(zeros)/8 + 1
+			n += k
+			i += k
+			escaped = true
+			continue
+		}
+		// Fewer than eight bytes in all, or no room for a whole word's
+		// store: one byte.
+		c := b[i]
+		i++
 		out[n] = c
 		n++
 		escaped = c == 0

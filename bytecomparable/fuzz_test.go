@@ -78,3 +78,49 @@ func FuzzByteComparable(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBytesKeyEncoder feeds a stream of keys that share long prefixes (cut
+// from one base made of the input, each with a tail taken from the input)
+// through a BytesKeyEncoder writing over three buffers in turn, as the
+// partition index builder does, told the true count of bytes each buffer
+// shares with the committed head: every head must be AppendHead's from
+// scratch, and every third key is left uncommitted.
+func FuzzBytesKeyEncoder(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 0, 2, 0xFF, 0xFE, 0, 3}, uint16(300))
+	f.Add([]byte{0x61}, uint16(64))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 1}, uint16(1000))
+	f.Fuzz(func(t *testing.T, data []byte, baseLen uint16) {
+		if len(data) == 0 {
+			return
+		}
+		base := make([]byte, int(baseLen)%4096)
+		for i := range base {
+			base[i] = data[i%len(data)] ^ byte(i/len(data))
+		}
+		var e BytesKeyEncoder
+		var bufs [3][]byte
+		var committed []byte
+		slot := 0
+		for i := 0; i+1 < len(data) && i < 600; i += 2 {
+			cut := len(base) - int(data[i])*len(base)/255
+			key := append(bytes.Clone(base[:cut]), data[i+1:min(i+1+int(data[i+1]%5), len(data))]...)
+			want := AppendEscaped([]byte{NextComponent}, key)
+			want = append(want, NextComponent)
+			same := 0
+			if committed != nil {
+				same = naiveDiffPoint(bufs[slot], committed) - 1
+			}
+			got := e.ReuseHead(bufs[slot], same, key)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("key %d (%d bytes, %d kept): head %x, want %x", i/2, len(key), same, got, want)
+			}
+			bufs[slot] = got
+			if i%6 == 4 {
+				continue
+			}
+			e.Commit()
+			committed = bytes.Clone(got)
+			slot = (slot + 1) % 3
+		}
+	})
+}

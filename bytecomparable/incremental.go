@@ -1,6 +1,7 @@
 package bytecomparable
 
 import (
+	"bytes"
 	"slices"
 )
 
@@ -8,40 +9,82 @@ import (
 // AppendBytesTokenKey does, for a stream of keys where neighbours share long
 // prefixes (a tenant id, a 4 KiB blob). Escaping is the only work that
 // grows with the key, and the escaped output of an input prefix depends on
-// that prefix alone, so the output up to the last whole stride of
-// escapeMarkEvery input bytes that a key shares with the previous one is
-// copied from the previous key's output and escaping resumes from the mark
-// recorded there.
+// that prefix alone: escaping is a left-to-right rewrite whose only state is
+// whether the last input byte was a zero (a 00 opens a run, FE continues
+// it, FF closes it before the next byte), and the end marker (00, or FE
+// after a zero) is written only at the end of the input. So the output up
+// to the last whole stride of escapeMarkEvery input bytes that a key shares
+// with the previous one equals the previous key's output there, and
+// escaping resumes from the mark (output offset and state) recorded at that
+// stride. Only the input from that stride on is escaped; the 0 to
+// escapeMarkEvery-1 shared bytes past it are escaped again, which keeps the
+// marks the only state.
 //
-// Memory contract: AppendKey keeps reading the output it produced for the
+// Each key costs one comparison of its raw bytes with the previous key's (to
+// find the shared strides), the escaping of its unshared strides and, for
+// the shared part, whatever the output buffer lacks: with ReuseHead the
+// caller says how many of the buffer's bytes already hold the previous
+// key's output, and a buffer that held an older key under the same long
+// prefix needs nothing copied at all (the partition index builder's ring
+// tracks this, see ring.Ring.Reuse). AppendKey and AppendHead append to a
+// buffer whose bytes are unknown and copy the whole shared part.
+//
+// Memory contract: the encoder keeps reading the output it produced for the
 // last committed key (it copies from it), so the caller must leave those
-// bytes alone until the next AppendKey returns, as with a three-slot ring.
+// bytes alone until the next encoding call returns, as with a three-slot
+// ring. It also reads the key passed to the last encoding call until Commit
+// (which copies the part of it that differs from the previous key): call
+// Commit before that key's memory changes.
 //
-// The state is double-buffered: AppendKey describes the new key on the side,
-// Commit makes it the previous key. A key that is refused after AppendKey
-// (out of order, or a failed write) is simply not committed, and the next
-// AppendKey reuses the last committed key again.
+// The state is double-buffered where it must be: an encoding call describes
+// the new key on the side, Commit makes it the previous key. A key that is
+// refused after it was encoded (out of order, or a failed write) is simply
+// not committed, and the next call reuses the last committed key again.
 type BytesKeyEncoder struct {
-	prevRaw, nextRaw     []byte
-	prevOut, nextOut     []byte // the escaped component, aliasing the caller's output
-	prevMarks, nextMarks []escapeMark
-	havePrev, haveNext   bool
-	reused               int // see Reused
+	// raw is the last committed key (empty if it was shorter than a
+	// stride: the next key can share no whole stride with it). Commit
+	// rewrites it from the point the new key differs.
+	raw []byte
+	// marks[:valid] are the marks of raw's whole strides. marks is one
+	// array: an encoding call writes the new key's marks over those of its
+	// strides past the shared ones and lowers valid to the shared ones
+	// (which both keys have), and Commit raises it to the new key's count.
+	marks []escapeMark
+	valid int
+	// prevHead is the committed key's head, 40 <escaped key> 40, aliasing
+	// the caller's output.
+	prevHead []byte
+	havePrev bool
+	// lastShared is the strides the last encoded key shared with its
+	// predecessor, the next call's first guess.
+	lastShared int
+
+	// The key of the last encoding call, until Commit: the caller's key
+	// (read at Commit), how many leading bytes it shares with raw, how many
+	// marks it has, and its head in the caller's output.
+	next       []byte
+	nextShared int
+	nextMarks  int
+	nextHead   []byte
+	haveNext   bool
+
+	reused int // see Reused
 }
 
 // escapeMarkEvery is the input stride at which BytesKeyEncoder records
-// where the output stood. 64 bytes reuse a 64-byte shared prefix (a
-// tenant id, say), which 256-byte strides never did, for one mark more per
-// 64 bytes escaped (callgrind per key, 16,384 ByteOrdered keys behind a
-// shared prefix of 0/64/4096 bytes: 256 gives 1450/2575/4060 instructions,
-// 64 gives 1438/1835/4122, 32 gives 1435/1835/4219).
+// where the output stood. 64 bytes reuse a 64-byte shared prefix (a tenant
+// id, say), which 256-byte strides do not, for one mark per 64 bytes
+// escaped. Self instructions per key outside the trie writer, building the
+// 16,384-key blob sets behind a shared prefix of 0/64/4096 bytes (the
+// callgrind driver of the CHANGELOG entry for this encoder, on dd92fbf with
+// the change that wrote this comment): 32 gives 648/880/1830, 64 gives
+// 648/880/1830, 256 gives 648/1508/1830.
 const escapeMarkEvery = 64
 
 // escapeMark records the escaper after an input prefix of a component: out
 // bytes of output (counted from the component's start) and whether the
-// prefix ended in a zero byte, in 4 bytes: a 4 KiB key has 64 marks, which
-// the next key copies for the strides it shares. (Output offsets stay
-// below 2^31: a partition key has at most 65,535 bytes.)
+// prefix ended in a zero byte, in 4 bytes. (Output offsets stay below 2^31:
+// a partition key has at most 65,535 bytes.)
 type escapeMark uint32
 
 func newEscapeMark(out int, escaped bool) escapeMark {
@@ -57,17 +100,17 @@ func (m escapeMark) escaped() bool { return m&1 != 0 }
 
 // Reset forgets the previous key, keeping memory for reuse.
 func (e *BytesKeyEncoder) Reset() {
-	e.prevRaw, e.nextRaw = e.prevRaw[:0], e.nextRaw[:0]
-	e.prevOut, e.nextOut = nil, nil
-	e.prevMarks, e.nextMarks = e.prevMarks[:0], e.nextMarks[:0]
+	e.raw = e.raw[:0]
+	e.marks = e.marks[:0]
+	e.valid, e.lastShared = 0, 0
+	e.prevHead, e.nextHead, e.next = nil, nil, nil
 	e.havePrev, e.haveNext = false, false
 	e.reused = 0
 }
 
-// Reused returns how many leading bytes of the last AppendKey's output were
-// copied from the last committed key's output and are therefore equal to
-// it: a caller comparing the two keys' encodings (for their diff point)
-// may start there.
+// Reused returns how many leading bytes of the last encoded head (counted
+// from its leading 40) are known to equal the last committed key's head:
+// a caller comparing the two (for their diff point) may start there.
 func (e *BytesKeyEncoder) Reused() int { return e.reused }
 
 // AppendKey appends exactly AppendBytesTokenKey(dst, key):
@@ -75,10 +118,11 @@ func (e *BytesKeyEncoder) Reused() int { return e.reused }
 // share with the last committed key (whole strides of it).
 func (e *BytesKeyEncoder) AppendKey(dst, key []byte) []byte {
 	dst = slices.Grow(dst, 3+2*maxEscapedLen(len(key)))
-	dst, start, end := e.appendHead(dst, key)
+	start := len(dst)
+	dst = e.encodeHead(dst, start, 0, key)
 	// The key component is the token again: copy it (appending from dst
 	// itself is safe even if append reallocates, and Grow made room).
-	dst = append(dst, dst[start:end]...)
+	dst = append(dst, dst[start+1:len(dst)-1]...)
 	return append(dst, Terminator)
 }
 
@@ -91,83 +135,149 @@ func (e *BytesKeyEncoder) AppendKey(dst, key []byte) []byte {
 // tells a key from its neighbours lies in its head. The partition index
 // builder keeps only heads.
 func (e *BytesKeyEncoder) AppendHead(dst, key []byte) []byte {
-	dst = slices.Grow(dst, 2+maxEscapedLen(len(key)))
-	dst, _, _ = e.appendHead(dst, key)
-	return dst
+	return e.encodeHead(dst, len(dst), 0, key)
 }
 
-// appendHead appends the head and returns where the escaped component
-// starts and ends in dst.
-func (e *BytesKeyEncoder) appendHead(dst, key []byte) (out []byte, start, end int) {
-	dst = append(dst, NextComponent)
-	start = len(dst)
+// ReuseHead writes the head of key (AppendHead's bytes) over buf from its
+// start and returns it (buf's memory, or a larger array if it lacks room),
+// given that buf's first same bytes are known to equal the last committed
+// key's head: those are kept, not copied. With same at least the shared
+// part of the head, writing a key that shares a long prefix with the
+// previous one costs the raw comparison and the escaping of the unshared
+// strides only. same may exceed the shared part (the bytes past it are
+// written over) and is 0 when nothing is known.
+func (e *BytesKeyEncoder) ReuseHead(buf []byte, same int, key []byte) []byte {
+	return e.encodeHead(buf, 0, min(same, len(buf)), key)
+}
+
+// encodeHead writes key's head into buf from base on and returns buf cut
+// after it. buf[base:base+same] are known to equal prevHead[:same]; whatever
+// else buf holds past base is overwritten.
+func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []byte {
 	if len(key) < escapeMarkEvery {
-		// Shorter than a stride: there is no whole stride to copy from the
-		// previous key, and the next key can copy none of this one (what
-		// it shares is shorter still). Escape it at once, and keep neither
-		// raw bytes nor marks for the next key to compare with: its shared
-		// length with an empty previous key is 0, as it would have been.
-		dst = AppendEscaped(dst, key)
-		e.nextMarks = e.nextMarks[:0]
-		e.nextRaw = e.nextRaw[:0]
-		e.reused = 1 // the leading 40
-	} else {
-		shared := 0
-		if e.havePrev {
-			shared = DiffPoint(e.prevRaw, key) - 1
-		}
-		var copied int
-		dst, e.nextMarks, copied = e.appendEscaped(dst, key, shared)
-		e.nextRaw = append(e.nextRaw[:0], key...)
-		e.reused = 1 + copied // the leading 40 and the copied output
+		return e.encodeShortHead(buf, base, key)
 	}
-	end = len(dst)
-	dst = append(dst, NextComponent)
-	e.nextOut = dst[start:end]
+	// Resume after the shared whole strides: r bytes into the head, in
+	// state escaped, at input byte i.
+	shared, k := 0, 0
+	if e.havePrev && len(e.raw) > 0 {
+		shared = sharedStrides(e.raw, key, e.lastShared)
+		k = min(shared/escapeMarkEvery, e.valid)
+		if k > 0 && 1+e.marks[k-1].out() > len(e.prevHead) {
+			k = 0 // cannot happen for marks this encoder made
+		}
+	}
+	r, escaped := 1, false
+	if k > 0 {
+		m := e.marks[k-1]
+		r, escaped = 1+m.out(), m.escaped()
+	}
+	keep := min(same, r) // bytes of the head buf already holds
+	// Room for the head: the kept bytes, the copied ones up to r, the
+	// escaped rest with its end marker, and the closing 40 (8 bytes more
+	// let escapeFrom store the key's last bytes as a word).
+	if need := base + r + maxEscapedLen(len(key)-k*escapeMarkEvery) + 1 + 8; need > cap(buf) {
+		buf = slices.Grow(buf[:base+keep], need-base-keep)
+	}
+	out := buf[:cap(buf)]
+	out[base] = NextComponent
+	if from := max(keep, 1); from < r {
+		copy(out[base+from:base+r], e.prevHead[from:r])
+	}
+	n := base + r
+	// The new key's marks go over the old ones past the shared strides:
+	// until Commit only the shared ones are valid for the committed key.
+	marks := e.marks[:k]
+	e.valid = k
+	for i := k * escapeMarkEvery; i < len(key); {
+		end := i + escapeMarkEvery
+		if end > len(key) {
+			// The last part stride: passing all of key lets its last
+			// bytes be read as one word.
+			n, escaped = escapeFrom(out, n, key, i, escaped)
+			break
+		}
+		n, escaped = escapeFrom(out, n, key[:end], i, escaped)
+		marks = append(marks, newEscapeMark(n-base-1, escaped))
+		i = end
+	}
+	n = endEscaped(out, n, escaped)
+	out[n] = NextComponent
+	n++
+	e.marks = marks
+	e.next, e.nextShared, e.nextMarks = key, shared, len(marks)
+	e.lastShared = shared
+	e.nextHead = out[base:n]
 	e.haveNext = true
-	return dst, start, end
+	e.reused = r
+	return out[:n]
 }
 
-// Commit makes the key of the last AppendKey the previous key that the next
-// AppendKey reuses.
+// encodeShortHead is encodeHead for a key shorter than a stride: there is
+// no whole stride to copy from the previous key, and the next key can copy
+// none of this one (what it shares is shorter still). It escapes the key at
+// once and keeps neither raw bytes nor marks for the next key to compare
+// with: its shared length with an empty previous key is 0, as it would have
+// been.
+func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []byte {
+	if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
+		buf = slices.Grow(buf[:base], need-base)
+	}
+	out := buf[:cap(buf)]
+	out[base] = NextComponent
+	n, escaped := escapeFrom(out, base+1, key, 0, false)
+	n = endEscaped(out, n, escaped)
+	out[n] = NextComponent
+	n++
+	e.valid = 0
+	e.next, e.nextShared, e.nextMarks = key, 0, 0
+	e.lastShared = 0
+	e.nextHead = out[base:n]
+	e.haveNext = true
+	e.reused = 1
+	return out[:n]
+}
+
+// sharedStrides returns how many leading bytes a and b share, rounded down
+// to whole strides of escapeMarkEvery bytes: all that resuming needs, and
+// cheaper to find than the byte where they differ, since whole strides go
+// to the runtime's vectorised comparison. Neighbours in a run of keys under
+// one long prefix share about as much as the last two did: guess (whole
+// strides) is tried first in one call, then big blocks, so that a 4 KiB
+// shared prefix costs one call, or four; a block that differs costs its
+// stride comparisons again, at most escapeMarkEvery*16 bytes more.
+func sharedStrides(a, b []byte, guess int) int {
+	const big = 16 * escapeMarkEvery
+	n := min(len(a), len(b))
+	i := 0
+	if guess <= n && bytes.Equal(a[:guess], b[:guess]) {
+		i = guess
+	}
+	for i+big <= n && bytes.Equal(a[i:i+big], b[i:i+big]) {
+		i += big
+	}
+	for i+escapeMarkEvery <= n && bytes.Equal(a[i:i+escapeMarkEvery], b[i:i+escapeMarkEvery]) {
+		i += escapeMarkEvery
+	}
+	return i
+}
+
+// Commit makes the key of the last encoding call the previous key that the
+// next call reuses. It reads that key's bytes past the part it shares with
+// the previous key, so it must be called while they are unchanged.
 func (e *BytesKeyEncoder) Commit() {
 	if !e.haveNext {
 		return
 	}
-	e.prevRaw, e.nextRaw = e.nextRaw, e.prevRaw
-	e.prevMarks, e.nextMarks = e.nextMarks, e.prevMarks
-	e.prevOut, e.nextOut = e.nextOut, nil
+	if len(e.next) < escapeMarkEvery {
+		e.raw = e.raw[:0]
+	} else {
+		// Only the part that differs: the first nextShared bytes are
+		// the same in both keys.
+		e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:]...)
+	}
+	e.valid = e.nextMarks
+	e.prevHead = e.nextHead
+	e.next, e.nextHead = nil, nil
 	e.havePrev, e.haveNext = true, false
-}
-
-// appendEscaped appends the escaped form of b, exactly as AppendEscaped
-// does, copying the output of the first shared input bytes' whole strides
-// from the previous key. It records b's marks into e.nextMarks (reusing its
-// memory) and returns them with the number of output bytes copied.
-func (e *BytesKeyEncoder) appendEscaped(dst, b []byte, shared int) ([]byte, []escapeMark, int) {
-	base := len(dst)
-	dst = slices.Grow(dst, maxEscapedLen(len(b)))
-	out := dst[:cap(dst)]
-	n, escaped, i, copied := base, false, 0, 0
-	marks := e.nextMarks[:0]
-	prevMarks := e.prevMarks
-	if !e.havePrev {
-		prevMarks = nil
-	}
-	if k := min(shared/escapeMarkEvery, len(prevMarks)); k > 0 && prevMarks[k-1].out() <= len(e.prevOut) {
-		m := prevMarks[k-1]
-		copied = copy(out[n:], e.prevOut[:m.out()])
-		n += copied
-		escaped, i = m.escaped(), k*escapeMarkEvery
-		marks = append(marks, prevMarks[:k]...)
-	}
-	for i < len(b) {
-		end := min(i+escapeMarkEvery, len(b))
-		n, escaped = escapeInto(out, n, b[i:end], escaped)
-		if end-i == escapeMarkEvery {
-			marks = append(marks, newEscapeMark(n-base, escaped))
-		}
-		i = end
-	}
-	return out[:endEscaped(out, n, escaped)], marks, copied
 }

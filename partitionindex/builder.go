@@ -74,8 +74,8 @@ type Builder struct {
 	pendingRaw, previousRaw bool
 	lastToken               int64
 	rawTmp                  []byte // completePending's copy of the raw bytes
-	// bytesKeys encodes ByteOrdered keys, copying the
-	// escaped prefix a key shares with the previous one from the ring.
+	// bytesKeys encodes ByteOrdered keys over the ring's free slot,
+	// escaping only what a key does not share with the previous one.
 	bytesKeys bytecomparable.BytesKeyEncoder
 	payload   [9]byte // scratch for one payload
 
@@ -138,9 +138,12 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		return err
 	}
 	var err error
-	if key.Partitioner == partitioner.Murmur3 {
+	switch key.Partitioner {
+	case partitioner.Murmur3:
 		err = b.addMurmur3(key, position)
-	} else {
+	case partitioner.ByteOrdered:
+		err = b.addBytes(key, position)
+	default:
 		err = b.addScratch(key, position)
 	}
 	if err != nil {
@@ -196,23 +199,10 @@ func (b *Builder) orderError(prevRaw []byte, key *partitioner.Key, position int6
 // a sub-slice of its slot. The ring is rotated only once everything
 // succeeded, so a failure leaves it untouched.
 func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
-	var enc []byte
-	equal := 0 // leading bytes of enc known to equal the pending key's
-	switch key.Partitioner {
-	case partitioner.ByteOrdered:
-		// Only the head, 40 <escaped key> 40: the key component that
-		// repeats the token never decides a comparison or a cut
-		// (BytesKeyEncoder.AppendHead), and a 4 KiB key is not copied twice.
-		enc = b.bytesKeys.AppendHead(b.keys.Scratch(), key.Raw)
-		equal = b.bytesKeys.Reused()
-	default:
-		enc = key.AppendComparable(b.keys.Scratch())
-	}
+	enc := key.AppendComparable(b.keys.Scratch())
 	if b.hasLast {
 		prev := b.keys.Current()
-		// Under a long shared prefix the encoder copied most of enc from
-		// prev: compare only the rest.
-		diff := equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
+		diff := bytecomparable.DiffPoint(prev, enc)
 		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
 			// The error carries the refused key's own position (not the
 			// pending key's lastPos), as KeyError.Pos documents.
@@ -223,7 +213,35 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 		}
 	}
 	b.keys.Commit(enc)
-	b.bytesKeys.Commit() // nothing to commit for other partitioners
+	return nil
+}
+
+// addBytes is addScratch for a ByteOrdered key. It keeps only the head,
+// 40 <escaped key> 40: the key component that repeats the token never
+// decides a comparison or a cut (BytesKeyEncoder.AppendHead). The head goes
+// over the free slot, which held the key before last: under a long shared
+// prefix the slot already holds the prefix's encoding (the ring knows how
+// much of it equals the pending key's, ring.Ring.Reuse), so the encoder
+// copies nothing there and escapes only the strides that differ.
+func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
+	slot, same := b.keys.Reuse()
+	enc := b.bytesKeys.ReuseHead(slot, same, key.Raw)
+	diff := 1
+	if b.hasLast {
+		prev := b.keys.Current()
+		// The first equal bytes of enc are the pending key's (kept or
+		// copied from it): compare only the rest.
+		equal := b.bytesKeys.Reused()
+		diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
+		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
+			return b.orderError(b.slotRaw(prev, false), key, position)
+		}
+		if err := b.addPending(prev, diff); err != nil {
+			return err
+		}
+	}
+	b.keys.CommitShared(enc, diff-1)
+	b.bytesKeys.Commit()
 	return nil
 }
 

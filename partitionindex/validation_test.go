@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,20 @@ func refusalCases(p partitioner.Partitioner, prev []byte) []refusalCase {
 			smaller = prev[:len(prev)-1]
 		}
 		out = append(out, refusalCase{"smaller", p.Decorate(smaller), 1, ErrKeyOrder})
+		if p == partitioner.ByteOrdered && len(prev) > 2 {
+			// Smaller from its middle on: the builder encodes it over
+			// the free ring slot (and the encoder's marks) from the
+			// strides it shares before it compares, so under a long
+			// shared prefix the next key must not take what lies past
+			// them as the prefix it shares.
+			mid := bytes.Clone(prev)
+			if j := len(mid) / 2; mid[j] > 0 {
+				mid[j]--
+			} else {
+				mid = mid[:j]
+			}
+			out = append(out, refusalCase{"smaller-midway", p.Decorate(mid), 1, ErrKeyOrder})
+		}
 	}
 	return out
 }
@@ -125,6 +140,12 @@ func TestValidateRefusedKeysChangeNothing(t *testing.T) {
 		var raws [][]byte
 		for range 300 {
 			raws = append(raws, randomBytesN(r, 1+r.IntN(20), []byte{0, 1, 'a', 0xff}))
+		}
+		// A run of keys under a 300-byte shared prefix, where a refused
+		// ByteOrdered key was first encoded over the free ring slot.
+		long := randomBytesN(r, 300, []byte{0, 1, 'a', 0xff})
+		for range 40 {
+			raws = append(raws, append(slices.Clip(long), randomBytesN(r, 1+r.IntN(20), []byte{0, 1, 'a', 0xff})...))
 		}
 		// A 65535-byte key is the longest allowed.
 		raws = append(raws, bytes.Repeat([]byte{'m'}, partitioner.MaxKeyLength))

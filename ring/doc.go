@@ -35,4 +35,26 @@
 // reach: the builder keeps a ByteOrdered key's head only and a Murmur3
 // key's token with its raw bytes, completing the latter in place (Amend)
 // when a neighbour has the same token (partitionindex/murmur3.go).
+//
+// # Keys under a long shared prefix
+//
+// The scratch slot still holds key n-3, and under a long shared prefix
+// (4 KiB blobs behind a tenant id) most of its bytes are those key n
+// starts with. Writing key n over it (Reuse, CommitShared) keeps them: the
+// builder tells CommitShared how many leading bytes each new key shares
+// with Current (its diff point, less one), and the ring derives how many
+// bytes of every slot equal Current's,
+//
+//	old Current  -> Previous:  shared
+//	old Previous -> Retained:  min(what it shared with the old Current, shared)
+//
+// since a key shares with a later one at least the least of what the keys
+// between them share with their neighbours. Reuse hands that count out with
+// the slot; the encoder keeps that many bytes and copies from Current only
+// the part of the shared prefix the slot lacks, so a run of keys under one
+// prefix copies nothing, and any run copies at most twice the nodes the
+// trie writer adds (a slot lacks bytes only where the diff points of the
+// last two keys rose, and the trie adds a node for each byte they rose by). A
+// slot written over by a key that is then refused counts as sharing
+// nothing.
 package ring

@@ -5,8 +5,13 @@ package ring
 // empty ring ready for use. A Ring is not safe for concurrent use.
 type Ring struct {
 	slots [3][]byte
-	cur   int // index of Current; Previous is cur+2 and scratch/Retained cur+1 (mod 3)
-	n     int // keys committed since the last Reset, at most 3
+	// same[i] is how many leading bytes of slots[i] are known to equal
+	// Current's (Current's own entry is its length), from the shared
+	// lengths CommitShared was told; 0 where nothing is known. Reuse hands
+	// the free slot's entry to an encoder that keeps those bytes.
+	same [3]int
+	cur  int // index of Current; Previous is cur+2 and scratch/Retained cur+1 (mod 3)
+	n    int // keys committed since the last Reset, at most 3
 	// scratched records that Scratch handed out the Retained slot, whose
 	// old bytes are then no longer guaranteed.
 	scratched bool
@@ -33,7 +38,25 @@ func (r *Ring) free() int {
 // Calling Scratch invalidates Retained.
 func (r *Ring) Scratch() []byte {
 	r.scratched = true
-	return r.slots[r.free()][:0]
+	f := r.free()
+	r.same[f] = 0
+	return r.slots[f][:0]
+}
+
+// Reuse returns the free slot with its old bytes and how many of them are
+// known to equal Current's leading bytes (same <= len(slot)): an encoder
+// writing a key that shares a long prefix with Current keeps those bytes
+// and copies only the part of the shared prefix that the slot lacks. Pass
+// the result to CommitShared. Like Scratch, Reuse invalidates Retained;
+// and until CommitShared the slot counts as sharing nothing with Current,
+// so a key that is refused after the slot was written over (its bytes are
+// then unknown) costs the next Reuse a full copy, never wrong bytes.
+func (r *Ring) Reuse() (slot []byte, same int) {
+	r.scratched = true
+	f := r.free()
+	same = r.same[f]
+	r.same[f] = 0
+	return r.slots[f], same
 }
 
 // Commit stores b (usually the slice returned by Scratch after appending,
@@ -41,6 +64,28 @@ func (r *Ring) Scratch() []byte {
 // becomes Previous and the old Previous becomes Retained, whose slot is the
 // next Scratch. No bytes are copied. b must not alias Current or Previous.
 func (r *Ring) Commit(b []byte) {
+	r.same = [3]int{}
+	r.rotate(b)
+}
+
+// CommitShared is Commit for a key b whose first shared bytes are known to
+// equal Current's: b's diff point with Current, less one, so shared is at
+// most the length of either (0 if there is no Current). The ring then knows
+// how much of each slot equals the new Current: the old Current shares
+// shared bytes with it, and the old Previous, which shared same bytes with
+// the old Current, at least min(same, shared). Reuse reports that for the
+// slot it hands out.
+func (r *Ring) CommitShared(b []byte, shared int) {
+	if p := r.prev(); r.same[p] > shared {
+		r.same[p] = shared
+	}
+	r.same[r.cur] = shared
+	r.rotate(b)
+	r.same[r.cur] = len(b)
+}
+
+// rotate makes b, written into the free slot, the new Current.
+func (r *Ring) rotate(b []byte) {
 	f := r.free()
 	r.slots[f] = b
 	r.cur = f
@@ -59,7 +104,10 @@ func (r *Ring) Commit(b []byte) {
 // is Previous). Amend does not rotate.
 func (r *Ring) Amend(b []byte) {
 	if r.n > 0 {
+		// The bytes Current had are unchanged, so what the other slots
+		// share with it still holds.
 		r.slots[r.cur] = b
+		r.same[r.cur] = len(b)
 	}
 }
 
@@ -98,5 +146,6 @@ func (r *Ring) Reset() {
 	for i := range r.slots {
 		r.slots[i] = r.slots[i][:0]
 	}
+	r.same = [3]int{}
 	r.cur, r.n, r.scratched = 0, 0, false
 }

@@ -1,7 +1,9 @@
 package ring
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -177,4 +179,63 @@ func TestAmend(t *testing.T) {
 	assert.Equal(t, "tok-rest-grown", string(r.Previous()))
 	commit(&r, "n2")
 	assert.GreaterOrEqual(t, cap(r.Scratch()), 4096, "the amended buffer is the slot's from then on")
+}
+
+// TestReuseKnowsSharedBytes replays keys under long shared prefixes the way
+// the ByteOrdered builder writes them: each key goes over the slot Reuse
+// hands out, keeping the bytes Reuse says equal Current's and writing the
+// rest; some keys are refused after they were written (no commit). Every
+// count Reuse reports must hold: the slot's first same bytes are Current's.
+// And under one long prefix nearly all of each key is kept, not written.
+func TestReuseKnowsSharedBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var ring Ring
+	prefix := make([]byte, 300)
+	for i := range prefix {
+		prefix[i] = byte(r.Uint32())
+	}
+	var cur []byte // what Current holds, as the model sees it
+	written, kept := 0, 0
+	for i := range 3000 {
+		// A key: most of the shared prefix (or less, or none), then two
+		// random bytes.
+		cut := len(prefix) - r.IntN(20)
+		switch i % 50 {
+		case 49:
+			cut = 0 // a short key now and then
+		case 17, 18, 19:
+			cut = r.IntN(len(prefix) + 1) // and keys that share less
+		}
+		key := append(bytes.Clone(prefix[:cut]), byte(r.Uint32()), byte(r.Uint32()))
+		slot, same := ring.Reuse()
+		require.LessOrEqual(t, same, len(slot))
+		require.LessOrEqual(t, same, len(cur))
+		require.True(t, bytes.Equal(cur[:same], slot[:same]), "key %d: Reuse claims %d bytes equal to Current's", i, same)
+		keep := min(same, commonPrefix(cur, key))
+		slot = append(slot[:keep], key[keep:]...)
+		written += len(key) - keep
+		kept += keep
+		if bytes.Equal(key, cur) || r.IntN(10) == 0 {
+			continue // refused: not committed
+		}
+		ring.CommitShared(slot, commonPrefix(cur, key))
+		require.Equal(t, key, ring.Current())
+		cur = key
+	}
+	// (Each short or less-sharing key costs the next keys a rewrite of the
+	// prefix; -v logs the totals.)
+	t.Logf("bytes kept %d, written %d", kept, written)
+	assert.Greater(t, kept, 3*written, "bytes kept %d, written %d", kept, written)
+	// Commit (without a shared count) forgets what the slots share.
+	commit(&ring, "x")
+	_, same := ring.Reuse()
+	assert.Zero(t, same)
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < min(len(a), len(b)) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
