@@ -174,8 +174,7 @@ func (w *Writer) layoutChildren(i int32) {
 
 		var pos int64
 		if cand.ref.leaf() {
-			pos = w.Position()
-			w.appendLeafRef(cand.ref)
+			pos = w.appendLeafSlot(w.lists.leaf(w.nodes[f.node].list+cand.slot), cand.ref.leafSize())
 		} else {
 			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
 				node := cand.ref.node()
@@ -411,6 +410,10 @@ func (w *Writer) write(i int32) int64 {
 		// The list lives in a chunk that never moves, so it stays valid
 		// while children are written and released.
 		refs := w.children(n)
+		var leaves []leafSlot // beside refs, in a leaf list
+		if n.class&leafList != 0 {
+			leaves = w.lists.leafSlots(n.list, len(refs))
+		}
 		descend := int32(-1)
 		for f.child < len(refs) {
 			k := f.child
@@ -420,16 +423,8 @@ func (w *Writer) write(i int32) int64 {
 				continue
 			}
 			if r.leaf() {
-				// appendLeafRef, inlined: most of what is written.
-				out := w.out
-				if cap(out.B)-len(out.B) < len(leafSlot{}) {
-					w.growOut(len(leafSlot{}))
-				}
-				l := len(out.B)
-				*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
-				out.B = out.B[:l+int(r.leafSize())]
-				w.releaseWrittenLeaf(r.slot())
-				refs[k] = writtenRef(r.transition(), out.Flushed()+int64(l))
+				// Most of what is written.
+				refs[k] = writtenRef(r.transition(), w.appendLeafSlot(&leaves[k], r.leafSize()))
 				continue
 			}
 			c := &w.nodes[r.node()]
@@ -517,8 +512,8 @@ func (w *Writer) writePartial(i int32, tail *[]byte, base int64) int64 {
 			if r.leaf() {
 				// Placed here for the view, and pending still.
 				pos := base + int64(len(*tail))
-				*tail = append(*tail, w.leaves.at(r.slot())[:r.leafSize()]...)
 				at := w.nodes[f.node].list + int32(f.child-1)
+				*tail = append(*tail, w.lists.leaf(at)[:r.leafSize()]...)
 				w.restore = append(w.restore, restoreRef{at: at, ref: r})
 				w.placeChild(f, pos, 0)
 				continue
