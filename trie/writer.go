@@ -163,6 +163,10 @@ type Writer struct {
 	done       bool
 	rootPos    int64
 
+	// noLeafNodePass makes write take its general path for every node,
+	// for TestLeafNodePass, which compares it with writeLeafNode's.
+	noLeafNodePass bool
+
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
 	recalcFrames []recalcFrame
