@@ -201,7 +201,7 @@
 //	  -> written                                    in a page that holds it)
 //	written -> free     release (in write, at once) (Java's garbage collector, once the
 //	                                                parent is written)
-//	leaf: -> open       addLeaf (from AddShared)    a childless node added in Base.add
+//	leaf: -> open       AddShared                   a childless node added in Base.add
 //	leaf: open ->       nothing (AddShared clears   PageAware.complete(Node) of a leaf: its
 //	  closed            openLeaf)                   nodeSize, branchSize 0, C and B false
 //	leaf: open ->       promoteLeaf (AddShared,     the same node getting its first child
