@@ -182,6 +182,7 @@ func (w *Writer) layoutChildren(i int32) {
 
 		var pos int64
 		if cand.ref.leaf() {
+			w.reserveOut(len(leafSlot{}))
 			pos = w.appendLeafSlot(w.lists.leaf(w.nodes[f.node].list+cand.slot), cand.ref.leafSize())
 		} else {
 			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
@@ -437,6 +438,9 @@ func (w *Writer) write(i int32) int64 {
 			}
 			if r.leaf() {
 				// Most of what is written.
+				if out := w.out; cap(out.B)-len(out.B) < len(leafSlot{}) {
+					w.growOut(len(leafSlot{})) // reserveOut, which is not inlined
+				}
 				refs[k] = writtenRef(r.transition(), w.appendLeafSlot(&leaves[k], r.leafSize()))
 				continue
 			}

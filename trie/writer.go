@@ -437,13 +437,16 @@ func (w *Writer) dropPayload(n *node) {
 
 // appendLeafSlot writes a pending leaf, the first size bytes of slot s,
 // and returns its position: all 16 bytes in one copy into spare capacity,
-// of which size count. Both leaf writes, in write and layoutChildren, go
-// through it.
+// of which size count, so the caller makes room for 16 (reserveOut). Both
+// leaf writes, in write and layoutChildren, go through it; without the
+// room check it is small enough to be inlined there. With the check inside
+// (a call per leaf) a warm build of 1M Murmur3 UUID keys took 628.3
+// instructions per key instead of 624.2, the row index build of
+// golden-rows bigint-uuid-5000 1604.8 to 1610.6 per block instead of
+// 1591.3 (the measures of AddShared's and writeLeafNode's comments, at
+// 4a53668 and the commit that made this change).
 func (w *Writer) appendLeafSlot(s *leafSlot, size int32) int64 {
 	out := w.out
-	if cap(out.B)-len(out.B) < len(leafSlot{}) {
-		w.growOut(len(leafSlot{}))
-	}
 	l := len(out.B)
 	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *s
 	out.B = out.B[:l+int(size)]
