@@ -127,10 +127,11 @@
 // branch costs its parent 8 bytes per child and nothing below. A key's last
 // node, childless with a payload of at most 15 bytes (every entry of a
 // partition index), is never a node at all: its parent's ref carries its
-// size and its bytes wait in a 16-byte leaf slot until they are written in
-// one copy. Nodes (32 bytes), leaf slots, child lists and buffers are
-// recycled, so a warm Writer allocates nothing per key; a fresh one grows
-// them in chunks or by doubling (leafstore.go, childlists.go, growOut), so
+// size and its bytes wait in the 16-byte leaf slot beside that ref (the
+// parent's list is then a leaf list, childlists.go) until they are written
+// in one copy. Nodes (32 bytes), child lists with their leaf slots and
+// buffers are recycled, so a warm Writer allocates nothing per key; a
+// fresh one grows them in chunks or by doubling (childlists.go, growOut), so
 // that a cold build allocates about its working set once, not the five
 // times append's small steps would.
 //
@@ -177,7 +178,7 @@
 //	                                                    sets only the size the ref holds
 //	placed       written into a partial tail            as closed; the parent's ref holds a
 //	                                                    temporary position
-//	written      bytes in Writer.out (ref: position)    nothing: its slot is on the free list
+//	written      bytes in Writer.out (ref: position)    nothing: its slot goes with the list
 //	promoted     a node on the stack (open, above)      the next key extends the leaf
 //
 //	transition          function (this package)     Cassandra (IncrementalTrieWriter*)
@@ -202,13 +203,12 @@
 //	  -> written                                    in a page that holds it)
 //	written -> free     release (in write, at once) (Java's garbage collector, once the
 //	                                                parent is written)
-//	leaf: -> open       newLeaf + leafRef (from     a childless node added in Base.add
-//	                    AddShared)
+//	leaf: -> open       AddShared                   a childless node added in Base.add
 //	leaf: open ->       nothing (AddShared clears   PageAware.complete(Node) of a leaf: its
 //	  closed            openLeaf)                   nodeSize, branchSize 0, C and B false
 //	leaf: open ->       promoteLeaf (AddShared,     the same node getting its first child
 //	  promoted          the next key extends it)
-//	leaf: closed ->     appendLeafRef (write,       as for a node
+//	leaf: closed ->     appendLeafSlot (write,      as for a node
 //	  written -> free   layoutChildren)
 //
 // Names: Complete is the public end of the whole trie; closeNode is the end

@@ -111,7 +111,7 @@ func TestSortCandidates(t *testing.T) {
 }
 
 // TestLeafPayloadLengths: a leaf slot holds every payload length up to
-// maxLeafPayload (newLeaf copies it in overlapping words), whether the leaf
+// maxLeafPayload (AddShared copies it in overlapping words), whether the leaf
 // is written as it is or becomes a node because the next key extends it
 // (promoteLeaf reads the payload back out of the slot).
 func TestLeafPayloadLengths(t *testing.T) {

@@ -66,7 +66,7 @@ type Options struct {
 type node struct {
 	list  int32  // offset of the child list in Writer.lists (class > 0)
 	nkids uint16 // children in the list
-	class uint8  // the list holds 1<<(class-1) refs; 0: no list
+	class uint8  // the list's class (see listCap); 0: no list
 	// Payload flags, meaningful when hasPayload.
 	flags uint8
 	// branchSize estimates the bytes still to be written for everything
@@ -105,7 +105,8 @@ const bigPayload = 0xFF
 
 // leafSlot holds a pending leaf's bytes as they will be written: the
 // PAYLOAD_ONLY header, then the payload; its leaf ref holds the length.
-// Writing a leaf is one fixed-size copy.
+// Writing a leaf is one fixed-size copy. Each ref of a leaf list has one
+// beside it (childLists.leaf).
 type leafSlot [16]byte
 
 // maxLeafPayload is the longest payload a leaf slot holds; a key with a
@@ -142,8 +143,7 @@ type Writer struct {
 	// a released node's list field holds the same for the next one, so
 	// the free list costs no memory of its own.
 	freeNode int32
-	lists    childLists
-	leaves   leafStore // pending leaves (see childRef)
+	lists    childLists // child lists, with pending leaves' bytes (see childRef)
 	// openLeaf: the previous key ends in a pending leaf, the last child of
 	// the top of the stack (it is open: the next key may extend it, and
 	// promoteLeaf then turns it into a node).
@@ -162,6 +162,10 @@ type Writer struct {
 	count      int64
 	done       bool
 	rootPos    int64
+
+	// noLeafNodePass makes write take its general path for every node,
+	// for TestLeafNodePass, which compares it with writeLeafNode's.
+	noLeafNodePass bool
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
@@ -229,7 +233,6 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.nodes = w.nodes[:0]
 	w.freeNode = 0
 	w.lists.reset()
-	w.leaves.reset()
 	w.openLeaf = false
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
@@ -275,58 +278,107 @@ func (w *Writer) children(n *node) []childRef {
 	return w.lists.list(n.list, int(n.nkids))
 }
 
-// addChild appends a child ref to node p's list. The common case, room
-// left in the list, is small enough to be inlined; growList moves a full
-// list.
+// addChild appends the ref of a pending node to node p's list. The common
+// case, room left in the list, is small enough to be inlined; growList
+// moves a full list.
 func (w *Writer) addChild(p int32, ref childRef) {
 	n := &w.nodes[p]
-	if n.nkids < listCap[n.class] {
-		*w.lists.at(n.list + int32(n.nkids)) = ref
-		n.nkids++
-		return
-	}
-	w.growList(p, ref)
-}
-
-// listCap is the capacity of a list of each class (0: no list).
-var listCap = [maxListClass + 1]uint16{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
-
-// growList gives node p a list with room for ref and appends it. The first
-// list fits what usually follows: a node whose first child is a leaf is
-// where keys branch (in a Murmur3 index, a node below two token bytes that
-// gathers about fifteen leaves at a million keys), so it starts with 4
-// refs, while a node on a chain below a new key starts with the one ref it
-// most likely keeps. A full list then moves to the next size of
-// listGrowth. Each move is a call, a free-list pop and a copy: with lists
-// of 1, 4, 16, 64 refs those Murmur3 nodes moved theirs two or three
-// times, now once, which took the 1M-key build from 814 to 792
-// instructions per key (callgrind).
-func (w *Writer) growList(p int32, ref childRef) {
-	n := &w.nodes[p]
-	if n.class == 0 {
-		class := uint8(1)
-		if ref.leaf() {
-			class = 3
-		}
-		n.list, n.class = w.lists.alloc(class), class
-	} else {
-		class := listGrowth[n.class]
-		off := w.lists.alloc(class)
-		copy(w.lists.list(off, int(n.nkids)), w.children(n))
-		w.lists.release(n.list, n.class)
-		n.list, n.class = off, class
+	if n.nkids == listCap[n.class] {
+		n = w.growList(p, false)
 	}
 	*w.lists.at(n.list + int32(n.nkids)) = ref
 	n.nkids++
 }
 
-// listGrowth is the class a full list of each class moves to: 1, 4, 32,
-// 64, 256 refs (classes 1, 3, 6, 7, 9). 64 rather than 128 after 32: a
-// small ByteOrdered index keeps its whole trie pending, and its nodes two
-// bytes down have about 60 children each (128-ref lists there cost 8 more
-// bytes per key of a cold build). A node never has more than 256
-// children, so a full list of 256 does not grow.
-var listGrowth = [maxListClass + 1]uint8{1: 3, 2: 3, 3: 6, 4: 6, 5: 6, 6: 7, 7: 9, 8: 9}
+// listCap is the capacity of a list of each class: 1<<(c-1) refs for
+// class c of a plain list, c|leafList of a leaf list (see childLists);
+// 0: no list. leafCap is the same for leaf lists and 0 for the others, so
+// that adding a leaf to a plain list moves it (growList) by the same test
+// as adding to a full one.
+var (
+	listCap = [2 * leafList]uint16{
+		0, 1, 2, 4, 8, 16, 32, 64, 128, 256,
+		leafList + 1: 1, 2, 4, 8, 16, 32, 64, 128, 256}
+	leafCap = [2 * leafList]uint16{leafList + 1: 1, 2, 4, 8, 16, 32, 64, 128, 256}
+)
+
+// growList gives node p a list with room for one more ref and returns the
+// node; leaf says whether that ref is a leaf's, which needs a leaf list.
+// The first list fits what usually follows: a node whose first child is a
+// leaf is where keys branch, so it gets room for what its previous sibling
+// holds (firstLeafClass), while a node on a chain below a new key starts
+// with the one ref it most likely keeps. A full list then moves to the
+// next size of listGrowth, and a plain one that gets a leaf to a leaf list
+// (of its own size when it has room). Each move is a call, a free-list pop
+// and a copy.
+func (w *Writer) growList(p int32, leaf bool) *node {
+	n := &w.nodes[p]
+	if n.class == 0 {
+		class := uint8(1)
+		if leaf {
+			class = w.firstLeafClass(p)
+		}
+		n.list, n.class = w.lists.alloc(class), class
+		return n
+	}
+	class := n.class
+	if n.nkids == listCap[class] {
+		class = listGrowth[class]
+	}
+	if leaf {
+		class |= leafList
+	}
+	off := w.lists.alloc(class)
+	w.lists.move(off, class, n.list, n.class, int(n.nkids))
+	w.lists.release(n.list, n.class)
+	n.list, n.class = off, class
+	return n
+}
+
+// firstLeafClass is the class of the first list of node p, the top of the
+// stack, whose first child is a leaf: room for as many children as its
+// previous sibling has (at least 2), when that is a pending node, else for
+// 2. Siblings are alike: in a Murmur3 index both are nodes below two token
+// bytes that gather about fifteen leaves at a million keys (a first list of
+// 4 refs moved to 32 on most of them); in a small ByteOrdered index the
+// nodes two bytes down have about 60 children and most of those below them
+// one or two (whose siblings are leaves), so one fixed first size either
+// moves lists or wastes room, 24 bytes a ref in a leaf list. With 4 refs
+// and the growth of plain lists (4, 32) the 16,384-key cold ByteOrdered
+// build of partitionindex's TestColdSmallBuildAllocations took 69.2 B/key;
+// with doubling growth 63.2, and 678.0 instructions per warm Murmur3 Add
+// (the driver of childLists' comment); with this rule and 2 refs without a
+// sibling 57.2 B/key and 671.2 instructions (at the commit that added it).
+func (w *Writer) firstLeafClass(p int32) uint8 {
+	d := len(w.stack)
+	if d < 2 || w.stack[d-1] != p {
+		return 2 | leafList
+	}
+	parent := &w.nodes[w.stack[d-2]]
+	if parent.nkids < 2 {
+		return 2 | leafList
+	}
+	r := *w.lists.at(parent.list + int32(parent.nkids) - 2)
+	if r.leaf() || r.written() {
+		return 2 | leafList
+	}
+	// The smallest class with room for the sibling's children, at least 2.
+	k := max(w.nodes[r.node()].nkids, 2)
+	return uint8(bits.Len16(k-1)+1) | leafList
+}
+
+// listGrowth is the class a full list of each class moves to. Plain
+// lists: 1, 4, 32, 64, 256 refs (classes 1, 3, 6, 7, 9); 64 rather than
+// 128 after 32: a small ByteOrdered index keeps its whole trie pending,
+// and its nodes two bytes down have about 60 children each (128-ref lists
+// there cost 8 more bytes per key of a cold build). Leaf lists, whose refs
+// cost 24 bytes with their slots, double; their first size comes from a
+// sibling (firstLeafClass), so few move at all. A node never has more
+// than 256 children, so a full list of 256 does not grow.
+var listGrowth = [2 * leafList]uint8{
+	1: 3, 2: 3, 3: 6, 4: 6, 5: 6, 6: 7, 7: 9, 8: 9,
+	leafList + 1: leafList + 3, leafList + 2: leafList + 3, leafList + 3: leafList + 4, leafList + 4: leafList + 5,
+	leafList + 5: leafList + 6, leafList + 6: leafList + 7, leafList + 7: leafList + 8, leafList + 8: leafList + 9}
 
 // setNodePayload gives node i the payload of the key that ends there.
 func (w *Writer) setNodePayload(i int32, flags byte, payload []byte) {
@@ -383,49 +435,22 @@ func (w *Writer) dropPayload(n *node) {
 	n.plen = 0
 }
 
-// newLeaf stores a pending leaf's header and payload in a free slot and
-// returns the slot. len(payload) <= maxLeafPayload.
-func (w *Writer) newLeaf(flags byte, payload []byte) int32 {
-	i := w.leaves.alloc()
-	s := w.leaves.at(i)
-	s[0] = byte(payloadOnly)<<4 | flags&0xF
-	// copy(s[1:], payload) without the call: two overlapping words cover
-	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
-	switch n := len(payload); {
-	case n >= 8:
-		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
-		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
-	case n >= 4:
-		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
-		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
-	default:
-		for k, c := range payload {
-			s[1+k] = c
-		}
-	}
-	return i
-}
-
-// appendLeafRef writes the pending leaf r and frees its slot: the slot's
-// 16 bytes in one copy into spare capacity, of which r's size count.
-func (w *Writer) appendLeafRef(r childRef) {
+// appendLeafSlot writes a pending leaf, the first size bytes of slot s,
+// and returns its position: all 16 bytes in one copy into spare capacity,
+// of which size count, so the caller makes room for 16 (reserveOut). Both
+// leaf writes, in write and layoutChildren, go through it; without the
+// room check it is small enough to be inlined there. With the check inside
+// (a call per leaf) a warm build of 1M Murmur3 UUID keys took 628.3
+// instructions per key instead of 624.2, the row index build of
+// golden-rows bigint-uuid-5000 1604.8 to 1610.6 per block instead of
+// 1591.3 (the measures of AddShared's and writeLeafNode's comments, at
+// 4a53668 and the commit that made this change).
+func (w *Writer) appendLeafSlot(s *leafSlot, size int32) int64 {
 	out := w.out
-	if cap(out.B)-len(out.B) < len(leafSlot{}) {
-		w.growOut(len(leafSlot{}))
-	}
 	l := len(out.B)
-	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *w.leaves.at(r.slot())
-	out.B = out.B[:l+int(r.leafSize())]
-	w.releaseWrittenLeaf(r.slot())
-}
-
-// releaseWrittenLeaf frees the slot of a leaf just written, except while
-// Complete writes what is left (see leafStore.release). Both leaf writes,
-// appendLeafRef and its copy inlined in write, go through it.
-func (w *Writer) releaseWrittenLeaf(slot int32) {
-	if !w.completing {
-		w.leaves.release(slot)
-	}
+	*(*leafSlot)(out.B[l : l+len(leafSlot{})]) = *s
+	out.B = out.B[:l+int(size)]
+	return out.Flushed() + int64(l)
 }
 
 // promoteLeaf turns the open leaf, which the next key extends, into a node
@@ -437,11 +462,10 @@ func (w *Writer) promoteLeaf() {
 	r := *w.lists.at(at)
 	child := w.newNode() // may move w.nodes
 	c := &w.nodes[child]
-	slot := w.leaves.at(r.slot())
+	slot := w.lists.leaf(at)
 	c.hasPayload = true
 	c.flags = slot[0] & 0xF
 	w.setPayload(c, slot[1:r.leafSize()])
-	w.leaves.release(r.slot())
 	*w.lists.at(at) = pendingRef(r.transition(), child)
 	w.stack = append(w.stack, child)
 }
@@ -492,34 +516,69 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 		// The common case, most keys of a partition index: a sibling of
 		// the previous key's leaf, one byte past the shared prefix. That
 		// leaf closes as it is and nothing on the stack changes, so all
-		// there is to do is the new leaf (what the general path below does
-		// in this case, without its loops). It writes no bytes, so it
-		// leaves a full buffer to the next call that does (the general
-		// path flushes before it writes): the buffer is bounded all the
-		// same, and this path does not read it.
+		// there is to do is the new leaf below (what addPath does in this
+		// case, without its loops). It writes no bytes, so it leaves a
+		// full buffer to the next call that does (addPath flushes before
+		// it writes): the buffer is bounded all the same, and this path
+		// does not read it.
 		if invariants.Enabled {
 			w.checkShared(key, shared)
 		}
-		ref := leafRef(key[shared], w.newLeaf(flags, payload), 1+len(payload))
-		p := w.stack[len(w.stack)-1]
-		if n := &w.nodes[p]; n.nkids < listCap[n.class] {
-			*w.lists.at(n.list + int32(n.nkids)) = ref // addChild, inlined
-			n.nkids++
-		} else {
-			w.growList(p, ref)
-		}
-		w.prevKey = key
-		w.count++
-		return nil
+	} else if leaf, err := w.addPath(key, shared, flags, payload); !leaf {
+		return err
 	}
+	// The key ends in a leaf below the top of the stack: its ref, and its
+	// header and payload in the slot beside the ref. This is the one leaf
+	// add, here rather than in a function of its own that both paths
+	// call, because that call cost a warm build of 1M Murmur3 UUID keys
+	// 643.8 instructions per key instead of 628.3 (Add, Reset and
+	// Complete: the difference of three builds and one under
+	// valgrind --tool=cachegrind, at 204a961 and the commit that made
+	// this change).
+	p := w.stack[len(w.stack)-1]
+	n := &w.nodes[p]
+	if n.nkids >= leafCap[n.class] {
+		n = w.growList(p, true)
+	}
+	off := n.list + int32(n.nkids)
+	n.nkids++
+	*w.lists.at(off) = leafRef(key[len(key)-1], 1+len(payload))
+	s := w.lists.leaf(off)
+	s[0] = byte(payloadOnly)<<4 | flags&0xF
+	// copy(s[1:], payload) without the call: two overlapping words cover
+	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
+	switch n := len(payload); {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
+		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
+	case n >= 4:
+		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
+		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
+	default:
+		for k, c := range payload {
+			s[1+k] = c
+		}
+	}
+	w.prevKey = key
+	w.count++
+	return nil
+}
+
+// addPath is AddShared but for the common case: it checks the key, closes
+// the nodes below the shared prefix and opens the nodes of key's new bytes
+// but the last. It reports whether key ends in a leaf (len(payload) <=
+// maxLeafPayload, and it fits a page; closeLeaf has why a childless node
+// that does needs nothing else), which AddShared then adds below the top
+// of the stack; otherwise it has added the key itself, or refused it.
+func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) (leaf bool, err error) {
 	if w.done {
-		return ErrFinished
+		return false, ErrFinished
 	}
 	if w.hasPrev {
 		prev := w.prevKey
 		if shared < 0 || shared > len(prev) || shared >= len(key) ||
 			(shared < len(prev) && key[shared] <= prev[shared]) {
-			return w.orderError(key)
+			return false, w.orderError(key)
 		}
 		if invariants.Enabled {
 			w.checkShared(key, shared)
@@ -529,7 +588,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	}
 	if w.out.Full() {
 		if err := w.Flush(); err != nil {
-			return err
+			return false, err
 		}
 	}
 
@@ -560,24 +619,20 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 			w.stack = append(w.stack, child)
 			parent = child
 		}
-		last := suffix[len(suffix)-1]
-		if size := 1 + len(payload); len(payload) <= maxLeafPayload && int64(size) < w.pageSize {
-			// A leaf (closeLeaf has why a childless node that fits a page
-			// needs nothing else).
-			w.addChild(parent, leafRef(last, w.newLeaf(flags, payload), size))
+		if len(payload) <= maxLeafPayload && int64(1+len(payload)) < w.pageSize {
 			w.openLeaf = true
-		} else {
-			child := w.newNode()
-			w.addChild(parent, pendingRef(last, child))
-			w.stack = append(w.stack, child)
-			w.setNodePayload(child, flags, payload)
+			w.hasPrev = true
+			return true, nil
 		}
+		child := w.newNode()
+		w.addChild(parent, pendingRef(suffix[len(suffix)-1], child))
+		w.stack = append(w.stack, child)
+		w.setNodePayload(child, flags, payload)
 	}
-
 	w.prevKey = key
 	w.hasPrev = true
 	w.count++
-	return nil
+	return false, nil
 }
 
 // checkShared panics if the previous key does not share exactly shared
