@@ -87,7 +87,8 @@
 // build none. OpenOptions.JumpSlots adds, for a trie of jumpSlotsMinBytes
 // (4 MiB) or more, a copy of the node below each table entry (4 MiB,
 // trie.WithJumpSlots), from which a lookup decodes that node without
-// reading the file.
+// reading the file: faster for absent keys, slower for present ones (see
+// OpenOptions.JumpSlots).
 //
 // Forgetting Close: nothing releases a mapping but Close. An Index from Open
 // stays mapped until its Close and the Close of every Reader opened on it;
