@@ -22,10 +22,7 @@ func TestJumpSlotsIndex(t *testing.T) {
 		t.Skip("600,000 keys: skipped under -short")
 	}
 	r := rand.New(rand.NewPCG(8, 9))
-	raws := make([][]byte, 600_000)
-	for i := range raws {
-		raws[i] = keyset.RandomBytesN(r, 16, nil)
-	}
+	raws := randomRaws16(r, 600_000)
 	file := buildKeys(t, keyset.Decorate(partitioner.Murmur3, raws), Options{Partitioner: partitioner.Murmur3})
 	require.GreaterOrEqual(t, len(file), jumpSlotsMinBytes)
 

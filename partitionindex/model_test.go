@@ -152,6 +152,17 @@ func randomBytesN(r *rand.Rand, n int, alphabet []byte) []byte {
 	return keyset.RandomBytesN(r, n, alphabet)
 }
 
+// randomRaws16 returns n random 16-byte raw keys (with two keys alike
+// about once in 2^64 draws): the large Murmur3 sets of the jump-table and
+// jump-slot tests.
+func randomRaws16(r *rand.Rand, n int) [][]byte {
+	raws := make([][]byte, n)
+	for i := range raws {
+		raws[i] = randomBytesN(r, 16, nil)
+	}
+	return raws
+}
+
 // buildModel builds raws (deduplicated, sorted by the partitioner) on both
 // paths, checks they agree, and returns the file and the model.
 func buildModel(t *testing.T, p partitioner.Partitioner, raws [][]byte, r *rand.Rand, pageSize int) ([]byte, *model) {
@@ -326,10 +337,7 @@ func TestJumpTableIndex(t *testing.T) {
 		t.Skip("300,000 keys: skipped under -short")
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	raws := make([][]byte, 300_000)
-	for i := range raws {
-		raws[i] = randomBytesN(r, 16, nil)
-	}
+	raws := randomRaws16(r, 300_000)
 	file, m := buildModel(t, partitioner.Murmur3, raws, r, 0)
 	require.GreaterOrEqual(t, len(file), jumpMinBytes)
 	ix, rd := openIndexReader(t, file, partitioner.Murmur3)
