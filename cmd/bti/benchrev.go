@@ -30,6 +30,7 @@ import (
 type revOptions struct {
 	baseline, candidate string
 	out, repo           string
+	command             []string // the subcommand each side runs: nil for "bench", or "rows", "bench"
 	forward             []string // bench flags passed to both sides
 }
 
@@ -272,7 +273,7 @@ func runRevisionCompare(o *benchOptions, stdout, stderr io.Writer) (err error) {
 		}
 		for _, sd := range order {
 			logf("# round %d of %d: %s\n", round+1, o.rounds, sd.Label)
-			run, err := runSide(ctx, sd, o.rev.forward)
+			run, err := runSide(ctx, sd, o.rev.command, o.rev.forward)
 			if err != nil {
 				return fmt.Errorf("round %d: %w", round+1, err)
 			}
@@ -342,9 +343,13 @@ func withoutEnv(env []string, name string) []string {
 	return out
 }
 
-// runSide runs one fresh process of the side's binary and parses its JSON.
-func runSide(ctx context.Context, sd *revSide, forward []string) (*revRun, error) {
-	args := append(append([]string{"bench"}, forward...), "--format=json")
+// runSide runs one fresh process of the side's binary (its subcommand
+// command, "bench" when nil) and parses its JSON.
+func runSide(ctx context.Context, sd *revSide, command, forward []string) (*revRun, error) {
+	if command == nil {
+		command = []string{"bench"}
+	}
+	args := append(append(append([]string(nil), command...), forward...), "--format=json")
 	run := &revRun{Side: sd.Label, Commit: sd.Commit, Command: append([]string{sd.Binary}, args...)}
 	cmd := exec.CommandContext(ctx, sd.Binary, args...)
 	cmd.Env = withoutEnv(os.Environ(), jmhstyle.EnvFork)

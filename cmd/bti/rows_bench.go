@@ -17,6 +17,7 @@ import (
 )
 
 const rowsBenchUsage = `usage: bti rows bench [--benchmark build|lookup|all] [--blocks N | --in rows.tsv] [--forks F] [--format text|json|csv|benchfmt]
+       bti rows bench --compare=BASE..CAND [--rounds N] [--out PREFIX] [--repo DIR] [rows bench flags]
 
 Runs JMH-style benchmarks (package jmhstyle) of the row index on one wide
 partition of N index blocks ((bigint, text) clusterings under a 72-byte
@@ -41,6 +42,14 @@ With --format benchfmt the names are those of go test -bench in rowindex
 compares the two suites line by line. Every benchmark runs in --forks fresh
 processes (0: in this process). Exit status 1 if an operation failed (a
 lookup that did not find its block).
+
+--compare=BASE..CAND compares two git revisions as bti bench --compare
+does: both built into binaries from temporary worktrees, then --rounds
+rounds of alternating fresh processes (BASE first in odd rounds), each
+running "bti rows bench" with the other flags given here; a table of
+medians, ranges and whether the ranges are disjoint, PREFIX.csv (every
+measurement) and PREFIX.json (provenance, commands, order). A revision
+older than --in (stop 27) refuses it: compare those on --blocks.
 `
 
 type rowsBenchOpts struct {
@@ -49,6 +58,8 @@ type rowsBenchOpts struct {
 	in     string // rows.tsv to time instead of the synthetic partition
 	format string
 	cfg    jmhstyle.Config
+	rev    revOptions // --compare=BASE..CAND
+	rounds int
 }
 
 func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error) {
@@ -62,8 +73,27 @@ func parseRowsBenchFlags(args []string, stdout io.Writer) (rowsBenchOpts, error)
 	fs.IntVar(&o.cfg.Warmup, "warmup", 0, "warm-up iterations per fork (0: default 5, negative: none)")
 	fs.IntVar(&o.cfg.Measurement, "iterations", 0, "measured iterations per fork (0: default 5)")
 	fs.DurationVar(&o.cfg.IterTime, "time", 0, "duration of one iteration (0: default 200ms)")
+	var compare compareFlag
+	fs.Var(&compare, "compare", "revision A/B: =BASE..CAND, two git revisions")
+	fs.IntVar(&o.rounds, "rounds", 5, "revision A/B: rounds per side")
+	fs.StringVar(&o.rev.out, "out", "", "revision A/B: write PREFIX.csv and PREFIX.json (default bti-compare-BASE-CAND)")
+	fs.StringVar(&o.rev.repo, "repo", "", "revision A/B: the git repository (default: the one containing the working directory)")
+	verbose := fs.Bool("v", false, "revision A/B: print progress to stderr")
 	if err := parseCommand(fs, args, stdout); err != nil {
 		return o, err
+	}
+	if compare.given && compare.revs == "" {
+		return o, usagef("--compare needs two revisions: --compare=BASE..CAND (the row benchmarks time both writer paths already)")
+	}
+	if o.rounds < 1 {
+		return o, usagef("--rounds %d: want >= 1", o.rounds)
+	}
+	if err := o.rev.resolve(fs, &compare); err != nil {
+		return o, err
+	}
+	o.rev.command = []string{"rows", "bench"}
+	if *verbose {
+		o.cfg.Log = os.Stderr
 	}
 	if err := oneOf("benchmark", o.which, "build", "lookup", "all"); err != nil {
 		return o, err
@@ -145,6 +175,9 @@ func runRowsBench(args []string, stdout, stderr io.Writer) error {
 	o, err := parseRowsBenchFlags(args, stdout)
 	if err != nil {
 		return err
+	}
+	if o.rev.enabled() {
+		return runRevisionCompare(&benchOptions{rev: o.rev, rounds: o.rounds, cfg: o.cfg}, stdout, stderr)
 	}
 	o.cfg.Log = stderr
 	start := time.Now()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -280,4 +281,65 @@ func TestFileFlagNames(t *testing.T) {
 	r := bti("rows", "dump", "--index", c.db, "--entry", "0")
 	requireCode(t, 2, r)
 	assert.Contains(t, r.stderr, "--rows names the Rows.db, --partitions the Partitions.db")
+}
+
+// TestRowsBenchRevisionCompare: --compare=BASE..CAND runs "bti rows bench"
+// of two revisions as alternating fresh processes, forwards --in as an
+// absolute path, compares both writer paths, removes its worktrees, and
+// refuses --compare without revisions and --format.
+func TestRowsBenchRevisionCompare(t *testing.T) {
+	repo := tempRepo(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "small.tsv")
+	writeFile(t, in, smallRows)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "rowscmp")
+
+	r := bti("rows", "bench", "--compare=base..cand", "--repo", repo, "--out", out, "--rounds", "2",
+		"--in", in, "--forks", "0", "--warmup", "-1", "--iterations", "1", "--time", "5ms")
+	requireCode(t, 0, r)
+	requireNoLeftovers(t, repo, tmp)
+	var meta struct {
+		BenchArgs []string `json:"bench_args"`
+		Runs      []struct {
+			Side    string   `json:"side"`
+			Command []string `json:"command"`
+		} `json:"runs"`
+		Comparisons []struct {
+			Benchmark string `json:"benchmark"`
+		} `json:"comparisons"`
+	}
+	js := readFile(t, out+".json")
+	require.NoError(t, json.Unmarshal([]byte(js), &meta), js)
+	assert.Contains(t, meta.BenchArgs, "--in="+in)
+	require.Len(t, meta.Runs, 4)
+	for i, want := range []string{"baseline", "candidate", "candidate", "baseline"} {
+		run := meta.Runs[i]
+		assert.Equal(t, want, run.Side, "run %d", i+1)
+		require.GreaterOrEqual(t, len(run.Command), 3)
+		assert.Equal(t, []string{"rows", "bench"}, run.Command[1:3], "run %d", i+1)
+	}
+	var names []string
+	for _, c := range meta.Comparisons {
+		names = append(names, c.Benchmark)
+	}
+	require.Len(t, names, 2, "one comparison per writer path: %v", names)
+	for _, n := range names {
+		assert.Contains(t, n, "rows-build", names)
+	}
+	assert.Contains(t, r.stdout, "rows-build")
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--compare"}, "--compare needs two revisions"},
+		{[]string{"--compare=base..cand", "--format", "json"}, "--format"},
+		{[]string{"--compare=base", "--in", in}, "want BASE..CAND"},
+	} {
+		r := bti(append([]string{"rows", "bench"}, tc.args...)...)
+		requireCode(t, 2, r, tc.args)
+		assert.Contains(t, r.stderr, tc.msg)
+	}
 }
