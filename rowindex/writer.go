@@ -172,12 +172,10 @@ func (w *Writer) Add(b *Block) error {
 		if d >= len(prevMax) || d >= len(first) || prevMax[d] >= first[d] {
 			return w.core.OrderError(prevMax, first, last)
 		}
-		sep = prevMax[:d+1]
 		shared = min(w.sharedWithLastSep(prevMax), d)
-	}
-	// The separator is prevMax[:d+1] with its last byte incremented (it
-	// cannot overflow: it is below first[d]).
-	if sep != nil {
+		// The separator is prevMax[:d+1] with its last byte incremented
+		// (it cannot overflow: it is below first[d]).
+		sep = prevMax[:d+1]
 		sep[d]++
 	}
 	if err := w.core.AddShared(sep, shared, b.Offset, open); err != nil {
