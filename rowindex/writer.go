@@ -1,8 +1,9 @@
 package rowindex
 
 import (
-	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/rowfile"
@@ -79,7 +80,11 @@ type Writer struct {
 	// Add).
 	keys   ring.Ring
 	sepLen int
-	first  []byte // the new block's first clustering; the nudged end key
+	// firstLast is how many leading bytes the last block's first and
+	// last clusterings share; with sepLen it gives the new separator's
+	// shared length with the last one (sharedWithLastSep).
+	firstLast int
+	first     []byte // the new block's first clustering; the nudged end key
 }
 
 // NewWriter returns a Writer that writes to w, whose current position is
@@ -105,7 +110,7 @@ func (w *Writer) Reset(dst io.Writer, opts Options) {
 func (w *Writer) ResetPartition() {
 	w.core.ResetPartition()
 	w.keys.Reset()
-	w.sepLen = 0
+	w.sepLen, w.firstLast = 0, 0
 }
 
 // Position returns the file position the next byte will have.
@@ -145,28 +150,35 @@ func (w *Writer) Add(b *Block) error {
 	if err != nil {
 		return w.core.EncodeError("last", err)
 	}
+	// first <= last: they share e bytes, and first ends there or has the
+	// smaller byte.
+	e, ok := sharedLen(first, last)
+	if !ok {
+		e = bytecomparable.DiffPoint(first, last) - 1
+	}
 	prevMax := w.keys.Current()
+	if e < len(first) && (e >= len(last) || first[e] > last[e]) {
+		return w.core.OrderError(prevMax, first, last)
+	}
 	var sep []byte // the empty key for a partition's first block
-	d := 0
+	d, shared := 0, 0
 	if w.core.Blocks() > 0 {
 		// prevMax < first holds when they differ at some d with
 		// prevMax[d] < first[d] (a prefix cannot happen: see OrderError,
 		// which also says what is wrong when the test fails).
-		d = bytecomparable.DiffPoint(prevMax, first) - 1
+		if d, ok = sharedLen(prevMax, first); !ok {
+			d = bytecomparable.DiffPoint(prevMax, first) - 1
+		}
 		if d >= len(prevMax) || d >= len(first) || prevMax[d] >= first[d] {
 			return w.core.OrderError(prevMax, first, last)
 		}
+		shared = min(w.sharedWithLastSep(prevMax), d)
+		// The separator is prevMax[:d+1] with its last byte incremented
+		// (it cannot overflow: it is below first[d]).
 		sep = prevMax[:d+1]
-	}
-	if bytes.Compare(first, last) > 0 {
-		return w.core.OrderError(prevMax, first, last)
-	}
-	// The separator is prevMax[:d+1] with its last byte incremented (it
-	// cannot overflow: it is below first[d]).
-	if sep != nil {
 		sep[d]++
 	}
-	if err := w.core.Add(sep, b.Offset, open); err != nil {
+	if err := w.core.AddShared(sep, shared, b.Offset, open); err != nil {
 		if sep != nil {
 			sep[d]--
 		}
@@ -174,7 +186,53 @@ func (w *Writer) Add(b *Block) error {
 	}
 	w.keys.Commit(last)
 	w.sepLen = len(sep)
+	w.firstLast = e
 	return nil
+}
+
+// sharedLen returns how many leading bytes a and b share,
+// bytecomparable.DiffPoint(a, b) - 1, when they differ in their first
+// eight bytes (ok), as a block's first and last clusterings and its
+// neighbour's mostly do under a short first component. It is a manually
+// inlined version of DiffPoint's first case, so that Add's comparisons
+// make no call when it decides; the caller asks DiffPoint otherwise.
+// TestSharedLen ties the two.
+func sharedLen(a, b []byte) (n int, ok bool) {
+	if len(a) >= 8 && len(b) >= 8 {
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
+			return bits.TrailingZeros64(x) / 8, true
+		}
+	}
+	return 0, false
+}
+
+// sharedWithLastSep returns how many leading bytes the last separator s'
+// shares with prevMax, the last block's last clustering, from what is
+// known without comparing them: s' = P[:d'+1] with its last byte
+// incremented, where P is the block before's last clustering and d' is
+// where P and the last block's first clustering F' differ (so s' <= F'),
+// and F' shares e' (firstLast) bytes with prevMax. If e' < d', s' agrees
+// with F' and so with prevMax up to e' and no further; otherwise s'[:d']
+// = F'[:d'] = prevMax[:d'], and s' (d'+1 bytes) is a prefix of prevMax
+// when its last byte is prevMax[d'].
+//
+// The new separator s is prevMax[:d+1] with the last byte incremented,
+// so it shares min(that, d) bytes with s': below d it is prevMax, at d it
+// differs from prevMax, and s' cannot have s[d] there (s' <= prevMax
+// would then be above it). The trie checks the count under the
+// invariants tag (trie.Writer.AddShared).
+func (w *Writer) sharedWithLastSep(prevMax []byte) int {
+	if w.sepLen == 0 {
+		return 0
+	}
+	d := w.sepLen - 1
+	if w.firstLast < d {
+		return w.firstLast
+	}
+	if d < len(prevMax) && w.keys.Previous()[d] == prevMax[d] {
+		return d + 1
+	}
+	return d
 }
 
 // CompletePartition adds the end key (the last block's last clustering

@@ -29,16 +29,27 @@ func SizedIntSize(v int64) int {
 // The deletion is written as AppendDeletion does (never LIVE here: a LIVE
 // open marker is left out along with its flag).
 func AppendPayload(dst []byte, offset int64, open Deletion) ([]byte, byte) {
-	size := SizedIntSize(offset)
-	// The offset's low size bytes, big-endian: shifted to the top of a
-	// word, written whole, and the 8-size zero bytes after them cut off
-	// (one store instead of a loop of appends).
-	dst = binary.BigEndian.AppendUint64(dst, uint64(offset)<<(64-8*size))
-	dst = dst[:len(dst)-8+size]
+	word, size := offsetWord(offset)
+	dst = binary.BigEndian.AppendUint64(dst, word)
+	return appendOpen(dst[:len(dst)-8+size], size, open)
+}
+
+// offsetWord returns a payload's offset as its size (SizedIntSize) and
+// its low size bytes at the top of a word: stored big-endian, whole, the
+// 8-size zero bytes after them are cut off (one store instead of a loop
+// of appends).
+func offsetWord(offset int64) (word uint64, size int) {
+	size = SizedIntSize(offset)
+	return uint64(offset) << (64 - 8*size), size
+}
+
+// appendOpen ends a payload whose offset is p (size bytes): the open
+// deletion, if any, and the flags.
+func appendOpen(p []byte, size int, open Deletion) ([]byte, byte) {
 	if open.Deleted {
-		return AppendDeletion(dst, open), byte(size) | flagOpenMarker
+		return AppendDeletion(p, open), byte(size) | flagOpenMarker
 	}
-	return dst, byte(size)
+	return p, byte(size)
 }
 
 // DecodePayload reads a payload written by AppendPayload. b runs to the

@@ -12,6 +12,7 @@ package rowfile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -156,8 +157,26 @@ func (w *Writer) OrderError(prevMax, first, last []byte) error {
 // its offset and open deletion. On error nothing changed; the trie may
 // keep reading sep until the next Add.
 func (w *Writer) Add(sep []byte, offset int64, open Deletion) error {
-	p, flags := AppendPayload(w.payload[:0], offset, open)
-	if err := w.trie.Add(sep, flags, p); err != nil {
+	return w.AddShared(sep, -1, offset, open)
+}
+
+// AddShared is Add for a path that knows how many leading bytes sep
+// shares with the previous separator (trie.Writer.AddShared, whose
+// warning holds: a wrong count corrupts the trie); -1 means unknown, and
+// the trie compares the two.
+func (w *Writer) AddShared(sep []byte, shared int, offset int64, open Deletion) error {
+	// The payload goes straight into w.payload (AppendPayload's layout):
+	// the offset word stored whole at its start, cut to its size.
+	word, size := offsetWord(offset)
+	binary.BigEndian.PutUint64(w.payload[:8], word)
+	p, flags := appendOpen(w.payload[:size], size, open)
+	var err error
+	if shared < 0 {
+		err = w.trie.Add(sep, flags, p)
+	} else {
+		err = w.trie.AddShared(sep, shared, flags, p)
+	}
+	if err != nil {
 		return err
 	}
 	w.count++
