@@ -67,6 +67,9 @@ type BytesKeyEncoder struct {
 	nextMarks  int
 	nextHead   []byte
 	haveNext   bool
+	// nextShort is set when that key is shorter than a stride
+	// (encodeShortHead), and then the fields above but haveNext are not.
+	nextShort bool
 
 	reused int // see Reused
 }
@@ -104,7 +107,7 @@ func (e *BytesKeyEncoder) Reset() {
 	e.marks = e.marks[:0]
 	e.valid, e.lastShared = 0, 0
 	e.prevHead, e.nextHead, e.next = nil, nil, nil
-	e.havePrev, e.haveNext = false, false
+	e.havePrev, e.haveNext, e.nextShort = false, false, false
 	e.reused = 0
 }
 
@@ -208,7 +211,7 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	e.next, e.nextShared, e.nextMarks = key, shared, len(marks)
 	e.lastShared = shared
 	e.nextHead = out[base:n]
-	e.haveNext = true
+	e.haveNext, e.nextShort = true, false
 	e.reused = r
 	return out[:n]
 }
@@ -216,9 +219,9 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 // encodeShortHead is encodeHead for a key shorter than a stride: there is
 // no whole stride to copy from the previous key, and the next key can copy
 // none of this one (what it shares is shorter still). It escapes the key at
-// once and keeps neither raw bytes nor marks for the next key to compare
-// with: its shared length with an empty previous key is 0, as it would have
-// been.
+// once and records only that it was short: once committed, it leaves no raw
+// bytes for the next key to compare with, whose shared length with it is 0,
+// as it would have been.
 func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []byte {
 	if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
 		buf = slices.Grow(buf[:base], need-base)
@@ -229,11 +232,10 @@ func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []by
 	n = endEscaped(out, n, escaped)
 	out[n] = NextComponent
 	n++
-	e.valid = 0
-	e.next, e.nextShared, e.nextMarks = key, 0, 0
-	e.lastShared = 0
-	e.nextHead = out[base:n]
-	e.haveNext = true
+	// Commit needs to know only that the key was short: the marks of the
+	// committed key stay valid until then (a short key writes none), and
+	// its head is never copied (nothing shares a whole stride with it).
+	e.haveNext, e.nextShort = true, true
 	e.reused = 1
 	return out[:n]
 }
@@ -269,15 +271,18 @@ func (e *BytesKeyEncoder) Commit() {
 	if !e.haveNext {
 		return
 	}
-	if len(e.next) < escapeMarkEvery {
+	e.havePrev, e.haveNext = true, false
+	if e.nextShort {
+		// The next key shares no whole stride with a short one: an
+		// empty raw says so, and then neither the marks nor prevHead
+		// are read.
 		e.raw = e.raw[:0]
-	} else {
-		// Only the part that differs: the first nextShared bytes are
-		// the same in both keys.
-		e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:]...)
+		return
 	}
+	// Only the part that differs: the first nextShared bytes are the same
+	// in both keys.
+	e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:]...)
 	e.valid = e.nextMarks
 	e.prevHead = e.nextHead
 	e.next, e.nextHead = nil, nil
-	e.havePrev, e.haveNext = true, false
 }
