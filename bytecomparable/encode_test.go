@@ -650,11 +650,16 @@ func TestEscapeFromResumes(t *testing.T) {
 			head := AppendEscaped(nil, b[:i])
 			n := len(head) - 1 // without the end marker
 			escaped := i > 0 && b[i-1] == 0
-			out := make([]byte, n+maxEscapedLen(len(b)-i)+8)
-			copy(out, head[:n])
-			m, esc := escapeFrom(out, n, b, i, escaped)
-			m = endEscaped(out, m, esc)
-			require.Equal(t, full, out[:m], "input %x from %d", b, i)
+			// With the 8 spare bytes the hot callers leave, and with just
+			// the room escapeInto documents (the last words then go a
+			// byte at a time).
+			for _, spare := range []int{8, 0} {
+				out := make([]byte, n+maxEscapedLen(len(b)-i)+spare)
+				copy(out, head[:n])
+				m, esc := escapeFrom(out, n, b, i, escaped)
+				m = endEscaped(out, m, esc)
+				require.Equal(t, full, out[:m], "input %x from %d, %d spare", b, i, spare)
+			}
 		}
 	}
 }
