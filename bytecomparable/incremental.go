@@ -163,17 +163,16 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	// Resume after the shared whole strides: r bytes into the head, in
 	// state escaped, at input byte i.
 	shared, k := 0, 0
+	r, escaped := 1, false
 	if e.havePrev && len(e.raw) > 0 {
 		shared = sharedStrides(e.raw, key, e.lastShared)
-		k = min(shared/escapeMarkEvery, e.valid)
-		if k > 0 && 1+e.marks[k-1].out() > len(e.prevHead) {
-			k = 0 // cannot happen for marks this encoder made
+		if k = min(shared/escapeMarkEvery, e.valid); k > 0 {
+			m := e.marks[k-1]
+			r, escaped = 1+m.out(), m.escaped()
+			if r > len(e.prevHead) {
+				k, r, escaped = 0, 1, false // cannot happen for marks this encoder made
+			}
 		}
-	}
-	r, escaped := 1, false
-	if k > 0 {
-		m := e.marks[k-1]
-		r, escaped = 1+m.out(), m.escaped()
 	}
 	keep := min(same, r) // bytes of the head buf already holds
 	// Room for the head: the kept bytes, the copied ones up to r, the
