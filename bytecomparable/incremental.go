@@ -189,7 +189,10 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	n := base + r
 	// The new key's marks go over the old ones past the shared strides:
 	// until Commit only the shared ones are valid for the committed key.
-	marks := e.marks[:k]
+	// (e.marks may be longer than the marks of either key: valid and
+	// nextMarks say how many count, and a key that adds none, the tail
+	// of a long shared prefix, stores nothing.)
+	marks := k
 	e.valid = k
 	for i := k * escapeMarkEvery; i < len(key); {
 		end := i + escapeMarkEvery
@@ -200,14 +203,14 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 			break
 		}
 		n, escaped = escapeFrom(out, n, key[:end], i, escaped)
-		marks = append(marks, newEscapeMark(n-base-1, escaped))
+		e.marks = append(e.marks[:marks], newEscapeMark(n-base-1, escaped))
+		marks++
 		i = end
 	}
 	n = endEscaped(out, n, escaped)
 	out[n] = NextComponent
 	n++
-	e.marks = marks
-	e.next, e.nextShared, e.nextMarks = key, shared, len(marks)
+	e.next, e.nextShared, e.nextMarks = key, shared, marks
 	e.lastShared = shared
 	e.nextHead = out[base:n]
 	e.haveNext, e.nextShort = true, false
