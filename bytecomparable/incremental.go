@@ -67,8 +67,8 @@ type BytesKeyEncoder struct {
 	nextMarks  int
 	nextHead   []byte
 	haveNext   bool
-	// nextShort is set when that key is shorter than a stride
-	// (encodeShortHead), and then the fields above but haveNext are not.
+	// nextShort is set when that key is shorter than a stride, and then
+	// the fields above but haveNext are not (see encodeHead).
 	nextShort bool
 
 	reused int // see Reused
@@ -158,7 +158,28 @@ func (e *BytesKeyEncoder) ReuseHead(buf []byte, same int, key []byte) []byte {
 // else buf holds past base is overwritten.
 func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []byte {
 	if len(key) < escapeMarkEvery {
-		return e.encodeShortHead(buf, base, key)
+		// A key shorter than a stride: there is no whole stride to copy
+		// from the previous key, and the next key can copy none of this
+		// one (what it shares is shorter still). It is escaped at once,
+		// here rather than in a call of its own (most keys are short),
+		// and records only that it was short: once committed, it leaves
+		// no raw bytes for the next key to compare with, whose shared
+		// length with it is 0, as it would have been.
+		if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
+			buf = slices.Grow(buf[:base], need-base)
+		}
+		out := buf[:cap(buf)]
+		out[base] = NextComponent
+		n, escaped := escapeFrom(out, base+1, key, 0, false)
+		n = endEscaped(out, n, escaped)
+		out[n] = NextComponent
+		n++
+		// Commit needs to know only that the key was short: the marks of
+		// the committed key stay valid until then (a short key writes
+		// none), and its head is never copied.
+		e.haveNext, e.nextShort = true, true
+		e.reused = 1
+		return out[:n]
 	}
 	// Resume after the shared whole strides: r bytes into the head, in
 	// state escaped, at input byte i.
@@ -215,30 +236,6 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	e.nextHead = out[base:n]
 	e.haveNext, e.nextShort = true, false
 	e.reused = r
-	return out[:n]
-}
-
-// encodeShortHead is encodeHead for a key shorter than a stride: there is
-// no whole stride to copy from the previous key, and the next key can copy
-// none of this one (what it shares is shorter still). It escapes the key at
-// once and records only that it was short: once committed, it leaves no raw
-// bytes for the next key to compare with, whose shared length with it is 0,
-// as it would have been.
-func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []byte {
-	if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
-		buf = slices.Grow(buf[:base], need-base)
-	}
-	out := buf[:cap(buf)]
-	out[base] = NextComponent
-	n, escaped := escapeFrom(out, base+1, key, 0, false)
-	n = endEscaped(out, n, escaped)
-	out[n] = NextComponent
-	n++
-	// Commit needs to know only that the key was short: the marks of the
-	// committed key stay valid until then (a short key writes none), and
-	// its head is never copied (nothing shares a whole stride with it).
-	e.haveNext, e.nextShort = true, true
-	e.reused = 1
 	return out[:n]
 }
 
