@@ -62,30 +62,25 @@ func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 // Zero runs are the only bytes that change. Outside a run the loop copies a
 // word of eight bytes up to and including its first zero (all eight when it
 // has none: the common case for text, numbers and hashes), the last 1..7
-// bytes as the word that ends at b's end, shifted down to them; inside a
-// run it writes one byte's escape (FE for another zero, FF and the byte
-// for the first non-zero). So a zero costs two short steps, whatever its
-// neighbours, and keys dense in zero bytes (blobs, packed integers) need no
-// byte loop beyond them.
+// bytes as the word that ends at b's end, shifted down to them (a b shorter
+// than a word is read as one too); after a zero it writes the run's escape
+// at once (escapeRun: FE for each further zero, FF before the byte that
+// ends it) and the next word starts at that byte. So a zero costs a short
+// step, whatever its neighbours, and keys dense in zero bytes (blobs,
+// packed integers) need no byte loop beyond their runs.
 func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
-	for i < len(b) {
-		if escaped {
-			c := b[i]
-			i++
-			if c == 0 {
-				out[n] = Escaped0Cont // the zero run goes on
-				n++
-				continue
-			}
-			out[n] = Escaped0Done // the run ended; the byte follows
-			out[n+1] = c
-			n += 2
-			escaped = false
-			continue
+	if escaped {
+		var open bool
+		if n, i, open = escapeRun(out, n, b, i); open {
+			return n, true
 		}
+	}
+	for i < len(b) {
 		if len(b)-i >= 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			binary.LittleEndian.PutUint64(out[n:], w)
+			// (b[i:i+8] and out[n:n+8], not b[i:] and out[n:]: the
+			// compiler then checks the bounds once.)
+			w := binary.LittleEndian.Uint64(b[i : i+8])
+			binary.LittleEndian.PutUint64(out[n:n+8], w)
 			// The lowest set bit of zeros marks the first zero byte of w
 			// (higher bits may be false positives; they are never used).
 			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080
@@ -99,18 +94,21 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 			k := bits.TrailingZeros64(zeros)/8 + 1
 			n += k
 			i += k
-			escaped = true
-			continue
-		}
-		if rem := uint(len(b) - i); len(b) >= 8 && len(out)-n >= 8 {
+		} else if rem := uint(len(b) - i); len(out)-n >= 8 {
 			// The last 1..7 bytes: the word ending at b's end, shifted
-			// down to them. The bytes above them are zero, and the zero
+			// down to them (or, for a b shorter than a word, b's bytes
+			// read as one). The bytes above them are zero, and the zero
 			// test's borrow runs upwards, so they flag nothing below
 			// them; they are masked off, and the store's bytes past
 			// n+rem are spare room. (The shifts are taken mod 64 so that
 			// the compiler adds no check for counts of 64 and over.)
-			w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> ((64 - 8*rem) & 63)
-			binary.LittleEndian.PutUint64(out[n:], w)
+			var w uint64
+			if len(b) >= 8 {
+				w = binary.LittleEndian.Uint64(b[len(b)-8:]) >> ((64 - 8*rem) & 63)
+			} else {
+				w = loadShort(b) >> ((8 * uint(i)) & 63)
+			}
+			binary.LittleEndian.PutUint64(out[n:n+8], w)
 			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080 & (1<<((8*rem)&63) - 1)
 			if zeros == 0 {
 				return n + int(rem), false
@@ -118,18 +116,50 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 			k := bits.TrailingZeros64(zeros)/8 + 1
 			n += k
 			i += k
-			escaped = true
-			continue
+		} else {
+			// No room for a whole word's store: one byte.
+			c := b[i]
+			i++
+			out[n] = c
+			n++
+			if c != 0 {
+				continue
+			}
 		}
-		// Fewer than eight bytes in all, or no room for a whole word's
-		// store: one byte.
-		c := b[i]
-		i++
-		out[n] = c
-		n++
-		escaped = c == 0
+		// A zero was the last byte written.
+		var open bool
+		if n, i, open = escapeRun(out, n, b, i); open {
+			return n, true
+		}
 	}
-	return n, escaped
+	return n, false
+}
+
+// escapeRun goes on from a zero byte just written, the zero run's escape:
+// FE for each zero of b[i:] that follows, then FF before the first non-zero
+// byte, which it leaves to the caller (not escaped). It returns the new
+// output length and input position, and open when b ended within the run.
+func escapeRun(out []byte, n int, b []byte, i int) (int, int, bool) {
+	for ; i < len(b); i++ {
+		if b[i] != 0 {
+			out[n] = Escaped0Done
+			return n + 1, i, false
+		}
+		out[n] = Escaped0Cont
+		n++
+	}
+	return n, i, true
+}
+
+// loadShort returns the bytes of b, 1 to 7 of them, as the low bytes of a
+// little-endian word whose other bytes are zero: two loads that overlap (or
+// three single bytes), not a loop.
+func loadShort(b []byte) uint64 {
+	n := uint(len(b))
+	if n >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<((8*n-32)&63)
+	}
+	return uint64(b[0]) | uint64(b[n/2])<<((8*(n/2))&63) | uint64(b[n-1])<<((8*n-8)&63)
 }
 
 // endEscaped writes the end marker of an escaped component at out[n] and

@@ -67,6 +67,9 @@ type BytesKeyEncoder struct {
 	nextMarks  int
 	nextHead   []byte
 	haveNext   bool
+	// nextShort is set when that key is shorter than a stride, and then
+	// the fields above but haveNext are not (see encodeHead).
+	nextShort bool
 
 	reused int // see Reused
 }
@@ -104,7 +107,7 @@ func (e *BytesKeyEncoder) Reset() {
 	e.marks = e.marks[:0]
 	e.valid, e.lastShared = 0, 0
 	e.prevHead, e.nextHead, e.next = nil, nil, nil
-	e.havePrev, e.haveNext = false, false
+	e.havePrev, e.haveNext, e.nextShort = false, false, false
 	e.reused = 0
 }
 
@@ -155,22 +158,42 @@ func (e *BytesKeyEncoder) ReuseHead(buf []byte, same int, key []byte) []byte {
 // else buf holds past base is overwritten.
 func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []byte {
 	if len(key) < escapeMarkEvery {
-		return e.encodeShortHead(buf, base, key)
+		// A key shorter than a stride: there is no whole stride to copy
+		// from the previous key, and the next key can copy none of this
+		// one (what it shares is shorter still). It is escaped at once,
+		// here rather than in a call of its own (most keys are short),
+		// and records only that it was short: once committed, it leaves
+		// no raw bytes for the next key to compare with, whose shared
+		// length with it is 0, as it would have been.
+		if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
+			buf = slices.Grow(buf[:base], need-base)
+		}
+		out := buf[:cap(buf)]
+		out[base] = NextComponent
+		n, escaped := escapeFrom(out, base+1, key, 0, false)
+		n = endEscaped(out, n, escaped)
+		out[n] = NextComponent
+		n++
+		// Commit needs to know only that the key was short: the marks of
+		// the committed key stay valid until then (a short key writes
+		// none), and its head is never copied.
+		e.haveNext, e.nextShort = true, true
+		e.reused = 1
+		return out[:n]
 	}
 	// Resume after the shared whole strides: r bytes into the head, in
 	// state escaped, at input byte i.
 	shared, k := 0, 0
+	r, escaped := 1, false
 	if e.havePrev && len(e.raw) > 0 {
 		shared = sharedStrides(e.raw, key, e.lastShared)
-		k = min(shared/escapeMarkEvery, e.valid)
-		if k > 0 && 1+e.marks[k-1].out() > len(e.prevHead) {
-			k = 0 // cannot happen for marks this encoder made
+		if k = min(shared/escapeMarkEvery, e.valid); k > 0 {
+			m := e.marks[k-1]
+			r, escaped = 1+m.out(), m.escaped()
+			if r > len(e.prevHead) {
+				k, r, escaped = 0, 1, false // cannot happen for marks this encoder made
+			}
 		}
-	}
-	r, escaped := 1, false
-	if k > 0 {
-		m := e.marks[k-1]
-		r, escaped = 1+m.out(), m.escaped()
 	}
 	keep := min(same, r) // bytes of the head buf already holds
 	// Room for the head: the kept bytes, the copied ones up to r, the
@@ -187,7 +210,10 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	n := base + r
 	// The new key's marks go over the old ones past the shared strides:
 	// until Commit only the shared ones are valid for the committed key.
-	marks := e.marks[:k]
+	// (e.marks may be longer than the marks of either key: valid and
+	// nextMarks say how many count, and a key that adds none, the tail
+	// of a long shared prefix, stores nothing.)
+	marks := k
 	e.valid = k
 	for i := k * escapeMarkEvery; i < len(key); {
 		end := i + escapeMarkEvery
@@ -198,43 +224,18 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 			break
 		}
 		n, escaped = escapeFrom(out, n, key[:end], i, escaped)
-		marks = append(marks, newEscapeMark(n-base-1, escaped))
+		e.marks = append(e.marks[:marks], newEscapeMark(n-base-1, escaped))
+		marks++
 		i = end
 	}
 	n = endEscaped(out, n, escaped)
 	out[n] = NextComponent
 	n++
-	e.marks = marks
-	e.next, e.nextShared, e.nextMarks = key, shared, len(marks)
+	e.next, e.nextShared, e.nextMarks = key, shared, marks
 	e.lastShared = shared
 	e.nextHead = out[base:n]
-	e.haveNext = true
+	e.haveNext, e.nextShort = true, false
 	e.reused = r
-	return out[:n]
-}
-
-// encodeShortHead is encodeHead for a key shorter than a stride: there is
-// no whole stride to copy from the previous key, and the next key can copy
-// none of this one (what it shares is shorter still). It escapes the key at
-// once and keeps neither raw bytes nor marks for the next key to compare
-// with: its shared length with an empty previous key is 0, as it would have
-// been.
-func (e *BytesKeyEncoder) encodeShortHead(buf []byte, base int, key []byte) []byte {
-	if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
-		buf = slices.Grow(buf[:base], need-base)
-	}
-	out := buf[:cap(buf)]
-	out[base] = NextComponent
-	n, escaped := escapeFrom(out, base+1, key, 0, false)
-	n = endEscaped(out, n, escaped)
-	out[n] = NextComponent
-	n++
-	e.valid = 0
-	e.next, e.nextShared, e.nextMarks = key, 0, 0
-	e.lastShared = 0
-	e.nextHead = out[base:n]
-	e.haveNext = true
-	e.reused = 1
 	return out[:n]
 }
 
@@ -269,15 +270,18 @@ func (e *BytesKeyEncoder) Commit() {
 	if !e.haveNext {
 		return
 	}
-	if len(e.next) < escapeMarkEvery {
+	e.havePrev, e.haveNext = true, false
+	if e.nextShort {
+		// The next key shares no whole stride with a short one: an
+		// empty raw says so, and then neither the marks nor prevHead
+		// are read.
 		e.raw = e.raw[:0]
-	} else {
-		// Only the part that differs: the first nextShared bytes are
-		// the same in both keys.
-		e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:]...)
+		return
 	}
+	// Only the part that differs: the first nextShared bytes are the same
+	// in both keys.
+	e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:]...)
 	e.valid = e.nextMarks
 	e.prevHead = e.nextHead
 	e.next, e.nextHead = nil, nil
-	e.havePrev, e.haveNext = true, false
 }

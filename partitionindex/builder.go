@@ -216,35 +216,6 @@ func (b *Builder) addScratch(key *partitioner.Key, position int64) error {
 	return nil
 }
 
-// addBytes is addScratch for a ByteOrdered key. It keeps only the head,
-// 40 <escaped key> 40: the key component that repeats the token never
-// decides a comparison or a cut (BytesKeyEncoder.AppendHead). The head goes
-// over the free slot, which held the key before last: under a long shared
-// prefix the slot already holds the prefix's encoding (the ring knows how
-// much of it equals the pending key's, ring.Ring.Reuse), so the encoder
-// copies nothing there and escapes only the strides that differ.
-func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
-	slot, same := b.keys.Reuse()
-	enc := b.bytesKeys.ReuseHead(slot, same, key.Raw)
-	diff := 1
-	if b.hasLast {
-		prev := b.keys.Current()
-		// The first equal bytes of enc are the pending key's (kept or
-		// copied from it): compare only the rest.
-		equal := b.bytesKeys.Reused()
-		diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
-		if diff > len(enc) || enc[diff-1] < prev[diff-1] {
-			return b.orderError(b.slotRaw(prev, false), key, position)
-		}
-		if err := b.addPending(prev, diff); err != nil {
-			return err
-		}
-	}
-	b.keys.CommitShared(enc, diff-1)
-	b.bytesKeys.Commit()
-	return nil
-}
-
 // addPending hands the trie the pending key, whose encoding (as far as the
 // cut reaches) is prev, now that its diff point with the next key is
 // known: its stored prefix reaches one byte past both diff points. The

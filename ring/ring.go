@@ -76,12 +76,24 @@ func (r *Ring) Commit(b []byte) {
 // the old Current, at least min(same, shared). Reuse reports that for the
 // slot it hands out.
 func (r *Ring) CommitShared(b []byte, shared int) {
-	if p := r.prev(); r.same[p] > shared {
-		r.same[p] = shared
+	// rotate, written out with the shared lengths and with the free and
+	// previous slots stepped to directly, so that the whole commit is
+	// inlined: it runs once per key of a ByteOrdered build.
+	c := r.cur
+	f, p := c+1, c+2
+	if f >= 3 {
+		f -= 3
 	}
-	r.same[r.cur] = shared
-	r.rotate(b)
-	r.same[r.cur] = len(b)
+	if p >= 3 {
+		p -= 3
+	}
+	r.same[p] = min(r.same[p], shared)
+	r.same[c] = shared
+	r.slots[f] = b
+	r.same[f] = len(b)
+	r.cur = f
+	r.scratched = false
+	r.n = min(r.n+1, 3)
 }
 
 // rotate makes b, written into the free slot, the new Current.
