@@ -140,12 +140,15 @@ func (b *Builder) Flush() error { return b.out.Flush() }
 // addScratch's work and addPending's, because each call on the way costs
 // ten instructions per key or more. A warm Add of 1M Murmur3 UUID keys
 // (workload.MurmurUUID) took 611.5 instructions through Add, addMurmur3
-// and addPending (at ffafb13), 569.5 in this one function and 547.5 with
-// the key's slot written as below, after the hand-over (the commit that
-// made it so), by callgrind as in trie/childlists.go (a //go:noinline
-// wrapper addOne of Add; GODEBUG=asyncpreemptoff=1 GOGC=off valgrind
-// --tool=callgrind --toggle-collect='*addOne'; self instructions summed
-// per function over the second of two builds, divided by the key count).
+// and addPending (at ffafb13), 547.5 in this one function with the key's
+// slot written as below (70df0df), and 529.2 when the slot is written
+// after the hand-over to the trie and equal tokens go to addSameToken, so
+// that nothing but the builder and the key is held across that call (the
+// commit that made it so); by callgrind as in trie/childlists.go (a
+// //go:noinline wrapper addOne of Add; GODEBUG=asyncpreemptoff=1 GOGC=off
+// valgrind --tool=callgrind --toggle-collect='*addOne'; self instructions
+// summed per function over the second of two builds, divided by the key
+// count).
 func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if key.Partitioner != partitioner.Murmur3 {
 		return b.addOther(key, position)
@@ -157,26 +160,13 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		return err
 	}
 	const prefix = bytecomparable.LongTokenPrefixLen
-	var enc []byte // the key's slot once written, full or token first
 	if b.hasLast {
-		var diff int
-		if key.Token > b.lastToken {
-			// Byte 0 is the separator; token byte j is byte 1+j, the
-			// 1-based diff point 2+j.
-			diff = 2 + bits.LeadingZeros64(uint64(key.Token^b.lastToken))/8
-		} else if key.Token == b.lastToken {
-			// Equal tokens: both keys fully encoded, compared past the
-			// token. The key's own slot is not read before Commit, so
-			// writing it before a refusal changes nothing.
-			prev := b.completePending()
-			enc = bytecomparable.AppendLongTokenKey(b.keys.Scratch(), key.Token, key.Raw)
-			diff = prefix + bytecomparable.DiffPoint(prev[prefix:], enc[prefix:])
-			if diff > len(enc) || enc[diff-1] < prev[diff-1] {
-				return b.orderError(b.decodeRaw(prev), key, position)
-			}
-		} else {
-			return b.orderError(b.slotRaw(b.keys.Current(), b.pendingRaw), key, position)
+		if key.Token <= b.lastToken {
+			return b.addSameToken(key, position) // or refuse it
 		}
+		// Byte 0 is the separator; token byte j is byte 1+j, the 1-based
+		// diff point 2+j.
+		diff := 2 + bits.LeadingZeros64(uint64(key.Token^b.lastToken))/8
 		// A cut reaches past the token only where a diff point does, next
 		// to an equal token, and the pending key was completed then.
 		if invariants.Enabled && b.pendingRaw && max(diff, b.lastDiff) > prefix {
@@ -193,27 +183,23 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		}
 		b.lastDiff = diff
 	}
-	encRaw := enc == nil
-	if encRaw {
-		// The token-first form, 40 <token: 8 bytes> <raw key bytes>, with
-		// room for the whole encoding, so that completing it stays in
-		// place. A key of 8 to 16 bytes (a UUID is 16) is written into a
-		// fixed 25 bytes, the capacity of the encoding of an 8-byte key at
-		// least, with that one check and its raw bytes in two overlapping
-		// words.
-		enc = slices.Grow(b.keys.Scratch(), bytecomparable.MaxLongTokenKeyLen(len(key.Raw)))
-		if raw, n := key.Raw, len(key.Raw); n >= 8 && n <= 16 {
-			s := (*[prefix + 16]byte)(enc[:prefix+16])
-			bytecomparable.AppendLongTokenPrefix(s[:0], key.Token)
-			*(*[8]byte)(s[prefix:]) = [8]byte(raw)
-			*(*[8]byte)(s[prefix+n-8:]) = [8]byte(raw[n-8:])
-			enc = enc[:prefix+n]
-		} else {
-			enc = append(bytecomparable.AppendLongTokenPrefix(enc, key.Token), raw...)
-		}
+	// The token-first form, 40 <token: 8 bytes> <raw key bytes>, with room
+	// for the whole encoding, so that completing it stays in place. A key
+	// of 8 to 16 bytes (a UUID is 16) is written into a fixed 25 bytes, the
+	// capacity of the encoding of an 8-byte key at least, with that one
+	// check and its raw bytes in two overlapping words.
+	enc := slices.Grow(b.keys.Scratch(), bytecomparable.MaxLongTokenKeyLen(len(key.Raw)))
+	if raw, n := key.Raw, len(key.Raw); n >= 8 && n <= 16 {
+		s := (*[prefix + 16]byte)(enc[:prefix+16])
+		bytecomparable.AppendLongTokenPrefix(s[:0], key.Token)
+		*(*[8]byte)(s[prefix:]) = [8]byte(raw)
+		*(*[8]byte)(s[prefix+n-8:]) = [8]byte(raw[n-8:])
+		enc = enc[:prefix+n]
+	} else {
+		enc = append(bytecomparable.AppendLongTokenPrefix(enc, key.Token), raw...)
 	}
 	b.keys.Commit(enc)
-	b.previousRaw, b.pendingRaw = b.pendingRaw, encRaw
+	b.previousRaw, b.pendingRaw = b.pendingRaw, true
 	b.lastToken = key.Token
 	b.accepted(key, position)
 	return nil

@@ -2,6 +2,7 @@ package partitionindex
 
 import (
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/partitioner"
 )
 
 // The scratch path for Murmur3 keys, token first (Builder.Add).
@@ -24,6 +25,30 @@ import (
 // point of two different tokens is read off their XOR; equal tokens compare
 // the full encodings as arrays. Each key is still encoded at most once, and
 // the trie gets exactly the bytes the general path hands it.
+
+// addSameToken is Add for a Murmur3 key whose token is not above the
+// pending key's: refused if below, else both keys fully encoded and
+// compared past the token. The key's own slot is not read before Commit,
+// so writing it before a refusal changes nothing.
+func (b *Builder) addSameToken(key *partitioner.Key, position int64) error {
+	const prefix = bytecomparable.LongTokenPrefixLen
+	if key.Token < b.lastToken {
+		return b.orderError(b.slotRaw(b.keys.Current(), b.pendingRaw), key, position)
+	}
+	prev := b.completePending()
+	enc := bytecomparable.AppendLongTokenKey(b.keys.Scratch(), key.Token, key.Raw)
+	diff := prefix + bytecomparable.DiffPoint(prev[prefix:], enc[prefix:])
+	if diff > len(enc) || enc[diff-1] < prev[diff-1] {
+		return b.orderError(b.decodeRaw(prev), key, position)
+	}
+	if err := b.addPending(prev, diff); err != nil {
+		return err
+	}
+	b.keys.Commit(enc)
+	b.previousRaw, b.pendingRaw = b.pendingRaw, false
+	b.accepted(key, position)
+	return nil
+}
 
 // completePending turns the pending key's slot into its full encoding if it
 // holds the raw key bytes, and returns it. The pending key is not in the
