@@ -183,13 +183,16 @@ func TestMurmur3OrderErrorNamesPrevious(t *testing.T) {
 
 // TestTokenFirstSlot: Add writes a Murmur3 key's slot, 40 <token> <raw
 // key bytes>, with room for the whole encoding, by a fixed-size copy for 8
-// to 16 raw bytes and by append otherwise; for every length, over slots
-// that held longer and shorter keys before, the slot must hold exactly
-// what appending gives, and completing it must not reallocate.
+// to 16 raw bytes into a slot with room for it and by append otherwise;
+// for every length, over fresh slots and slots that held longer and
+// shorter keys before, the slot must hold exactly what appending gives,
+// and completing it must not reallocate.
 func TestTokenFirstSlot(t *testing.T) {
 	b := NewBuilder(io.Discard, Options{})
 	token := int64(math.MinInt64 + 1)
-	for _, n := range []int{40, 0, 7, 8, 9, 15, 16, 17, 3, 16, 8, 24, 12, 1, 16} {
+	// The first three go into fresh slots; the rest over slots of 37 bytes
+	// or more, which take 8 to 16 raw bytes in the fixed write.
+	for _, n := range []int{8, 16, 12, 40, 0, 7, 8, 9, 15, 16, 17, 3, 16, 8, 24, 12, 1, 16} {
 		raw := make([]byte, n)
 		for i := range raw {
 			raw[i] = byte(0xA0 + i)
