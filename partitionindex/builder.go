@@ -134,25 +134,24 @@ func (b *Builder) Flush() error { return b.out.Flush() }
 // The key is passed by pointer, so a call copies 8 bytes rather than the
 // 80-byte Key; Add neither modifies nor retains it (the builder keeps
 // its own encoding), and key must not be nil.
-//
-// A Murmur3 key, most indexes', goes from here to the trie in this one
-// function, token first (murmur3.go): Add's checks and bookkeeping,
-// addScratch's work and addPending's, because each call on the way costs
-// ten instructions per key or more. A warm Add of 1M Murmur3 UUID keys
-// (workload.MurmurUUID) took 611.5 instructions through Add, addMurmur3
-// and addPending (at ffafb13), 547.5 in this one function with the key's
-// slot written as below (70df0df), and 529.2 when the slot is written
-// after the hand-over to the trie and equal tokens go to addSameToken, so
-// that nothing but the builder and the key is held across that call (the
-// commit that made it so); by callgrind as in trie/childlists.go (a
-// //go:noinline wrapper addOne of Add; GODEBUG=asyncpreemptoff=1 GOGC=off
-// valgrind --tool=callgrind --toggle-collect='*addOne'; self instructions
-// summed per function over the second of two builds, divided by the key
-// count).
 func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if key.Partitioner != partitioner.Murmur3 {
 		return b.addOther(key, position)
 	}
+	// A Murmur3 key, most indexes', goes from here to the trie in this one
+	// function, token first (murmur3.go): Add's checks and bookkeeping,
+	// addScratch's work and addPending's, because each call on the way
+	// costs ten instructions per key or more. A warm Add of 1M Murmur3
+	// UUID keys (workload.MurmurUUID) took 611.5 instructions through Add,
+	// addMurmur3 and addPending (at ffafb13), 547.5 in this one function
+	// with the key's slot written as below (70df0df), and 529.2 when the
+	// slot is written after the hand-over to the trie and equal tokens go
+	// to addSameToken, so that nothing but the builder and the key is held
+	// across that call (b2bc3b8); by callgrind as in trie/childlists.go (a
+	// //go:noinline wrapper addOne of Add; GODEBUG=asyncpreemptoff=1
+	// GOGC=off valgrind --tool=callgrind --toggle-collect='*addOne'; self
+	// instructions summed per function over the second of two builds,
+	// divided by the key count).
 	if b.finishing {
 		return ErrFinished
 	}
