@@ -3,12 +3,15 @@ package partitionindex
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/buildpath"
 	"github.com/bti-go/bti/partitioner"
 )
@@ -85,6 +88,53 @@ func TestMurmur3TokenCollisions(t *testing.T) {
 	}
 }
 
+// TestMurmur3PathIsScratchPath ties Add's Murmur3 path, which holds
+// manually inlined copies of addScratch's and addPending's work, to the
+// general path those functions take (addOther, given a Murmur3 key):
+// both must write the same bytes for keys with colliding tokens and for
+// random ones, with positions of every payload size, and refuse the same
+// keys with the same error.
+func TestMurmur3PathIsScratchPath(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 50, 3000} {
+		r := rand.New(rand.NewPCG(uint64(n), 22))
+		keys := collidingKeys(r, n)
+		for range n {
+			keys = append(keys, partitioner.Murmur3.Decorate(randomBytes(r, 0, 20, nil)))
+		}
+		slices.SortFunc(keys, partitioner.Compare)
+		keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+		pos := make([]int64, len(keys))
+		for j := range pos {
+			pos[j] = r.Int64N(1<<62) >> r.IntN(63)
+			if r.IntN(2) == 0 {
+				pos[j] = ^pos[j]
+			}
+		}
+		for _, pageSize := range []int{0, 64} {
+			var files [2][]byte
+			var metas [2]Metadata
+			for i, add := range []func(*Builder, *partitioner.Key, int64) error{(*Builder).Add, (*Builder).addOther} {
+				var buf bytes.Buffer
+				b := NewBuilder(&buf, Options{PageSize: pageSize})
+				for j := range keys {
+					require.NoError(t, add(b, &keys[j], pos[j]), "n=%d key %d", n, j)
+					if j > 0 && j%5 == 0 {
+						err := add(b, &keys[j-1], 0)
+						require.ErrorIs(t, err, ErrKeyOrder, "n=%d key %d again", n, j-1)
+						require.Equal(t, fmt.Sprintf("%x", keys[j].Raw), fmt.Sprintf("%x", err.(*KeyError).Prev))
+					}
+				}
+				var err error
+				metas[i], err = b.Complete()
+				require.NoError(t, err)
+				files[i] = buf.Bytes()
+			}
+			require.Equal(t, metas[1], metas[0], "n=%d page=%d", n, pageSize)
+			require.Equal(t, files[1], files[0], "n=%d page=%d: the Murmur3 path and the scratch path must write identical files", n, pageSize)
+		}
+	}
+}
+
 // TestMurmur3OrderErrorNamesPrevious: an out-of-order or duplicate key is
 // refused on both paths with the same error, naming the pending key's raw
 // bytes whether its slot holds them raw (different tokens) or completed
@@ -131,35 +181,30 @@ func TestMurmur3OrderErrorNamesPrevious(t *testing.T) {
 	}
 }
 
-// appendRaw copies a short key in words instead of append's memmove call:
-// it must append exactly what append does, after a non-empty prefix, for
-// every length and whether or not dst has room (then it must not write
-// past its length into memory someone else may see).
-func TestAppendRawIsAppend(t *testing.T) {
-	for n := 0; n <= 40; n++ {
+// TestTokenFirstSlot: Add writes a Murmur3 key's slot, 40 <token> <raw
+// key bytes>, with room for the whole encoding, by a fixed-size copy for 8
+// to 16 raw bytes into a slot with room for it and by append otherwise;
+// for every length, over fresh slots and slots that held longer and
+// shorter keys before, the slot must hold exactly what appending gives,
+// and completing it must not reallocate.
+func TestTokenFirstSlot(t *testing.T) {
+	b := NewBuilder(io.Discard, Options{})
+	token := int64(math.MinInt64 + 1)
+	// The first three go into fresh slots; the rest over slots of 37 bytes
+	// or more, which take 8 to 16 raw bytes in the fixed write.
+	for _, n := range []int{8, 16, 12, 40, 0, 7, 8, 9, 15, 16, 17, 3, 16, 8, 24, 12, 1, 16} {
 		raw := make([]byte, n)
 		for i := range raw {
 			raw[i] = byte(0xA0 + i)
 		}
-		for _, room := range []int{0, n - 1, n, n + 8} {
-			if room < 0 {
-				continue
-			}
-			prefix := []byte{0x40, 1, 2, 3}
-			dst := append(make([]byte, 0, len(prefix)+room), prefix...)
-			spare := dst[len(dst):cap(dst)]
-			for i := range spare {
-				spare[i] = 0xEE
-			}
-			got := appendRaw(dst, raw)
-			want := append(slices.Clone(prefix), raw...)
-			require.Equal(t, want, got, "n=%d room=%d", n, room)
-			if n <= room {
-				require.Equal(t, cap(dst), cap(got), "n=%d room=%d: reallocated though it fit", n, room)
-				for i, c := range got[len(got):cap(got)] {
-					require.Equal(t, byte(0xEE), c, "n=%d room=%d: wrote past the key at %d", n, room, len(got)+i)
-				}
-			}
-		}
+		key := partitioner.Murmur3.Decorate(raw)
+		key.Token = token
+		token += 1 << 56 // a new first token byte: the keys stay raw
+		require.NoError(t, b.Add(&key, 1))
+		got := b.keys.Current()
+		want := append(bytecomparable.AppendLongTokenPrefix(nil, key.Token), raw...)
+		require.Equal(t, want, got, "n=%d", n)
+		require.True(t, b.pendingRaw, "n=%d", n)
+		require.GreaterOrEqual(t, cap(got), bytecomparable.MaxLongTokenKeyLen(n), "n=%d: no room to complete in place", n)
 	}
 }

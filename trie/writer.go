@@ -508,7 +508,8 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 // key shares with the previous key (the partition index builder does: it
 // compared the full keys). Only the byte at that position is checked, not
 // the shared bytes, so a wrong count corrupts the trie: use Add unless the
-// count comes from a comparison of these very bytes.
+// count comes from a comparison of these very bytes. For the first key
+// there is no previous key, and shared is not read.
 func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
 	if w.openLeaf && shared+1 == len(key) && shared+1 == len(w.prevKey) &&
 		key[shared] > w.prevKey[shared] && len(payload) <= maxLeafPayload &&
