@@ -599,12 +599,16 @@ func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) int6
 		payload = w.payload(n)
 	}
 	// Room for the leaves' 16-byte copies, of which the last reaches up
-	// to 15 bytes past the leaves, into the node written after them.
-	w.reserveOut(int(branch) + int(n.ownSize) + len(leafSlot{}))
+	// to 15 bytes past the leaves, into the node written after them
+	// (reserveOut, which is not inlined).
 	out := w.out
+	if need := int(branch) + int(n.ownSize) + len(leafSlot{}); cap(out.B)-len(out.B) < need {
+		w.growOut(need)
+	}
 	b := out.B
 	start := len(b)
 	at := start
+	leaves = leaves[:k] // one bounds check, not one per leaf
 	for i, r := range refs {
 		*(*leafSlot)(b[at : at+len(leafSlot{})]) = leaves[i]
 		at += int(r.leafSize())
@@ -629,6 +633,22 @@ func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) int6
 			trans[i] = r.transition()
 			dists[i] = byte(d)
 			d -= int(r.leafSize())
+		}
+	} else if k == 1 {
+		// The end of a row index key's chain: one leaf, at most 16 bytes
+		// back, so typeFor takes SINGLE_NOPAYLOAD_4 (up to 15 bytes
+		// back, without a payload) or else SINGLE_8.
+		d, t := byte(at-start), single8
+		if branch <= 0xF && !n.hasPayload {
+			t = singleNoPayload4
+		}
+		if invariants.Enabled && t != typeFor(1, 1, n.hasPayload, branch) {
+			panic(fmt.Sprintf("trie: leaf node pass took %v where typeFor takes %v", t, typeFor(1, 1, n.hasPayload, branch)))
+		}
+		if t == singleNoPayload4 {
+			b = append(b[:at], byte(t)<<4|d, refs[0].transition())
+		} else {
+			b = append(b[:at], byte(t)<<4|n.payloadFlags(), refs[0].transition(), d)
 		}
 	} else {
 		t := typeFor(k, span, n.hasPayload, branch)

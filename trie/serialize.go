@@ -85,7 +85,15 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 // child is maxDist bytes back.
 func (w *Writer) sizeFor(n *node, maxDist int64) int64 {
 	var s int64 = 1 // PAYLOAD_ONLY
-	if n.nkids > 0 {
+	switch {
+	case n.nkids == 1:
+		// Most nodes of a row index: its keys end in chains of them.
+		p := 0
+		if n.hasPayload {
+			p = 1
+		}
+		s = int64(singleSizes[p][widthClass(maxDist)])
+	case n.nkids > 1:
 		span := w.span(n)
 		t := typeFor(int(n.nkids), span, n.hasPayload, maxDist)
 		s = int64(nodeSize(t, int(n.nkids), span))
@@ -95,6 +103,21 @@ func (w *Writer) sizeFor(n *node, maxDist int64) int64 {
 	}
 	return s
 }
+
+// singleSizes is the size without payload of a node with one child, by
+// whether it has a payload and by the width class of its distance:
+// nodeSize(typeFor(1, 1, hasPayload, d), 1, 1) for any d of the class,
+// which sizeFor then need not derive. It is computed from those two, so
+// it cannot disagree with them.
+var singleSizes = func() (s [2][8]uint8) {
+	classMax := [8]int64{0xF, 0xFF, 0xFFF, 0xFFFF, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1 << 62}
+	for p := range s {
+		for k, d := range classMax {
+			s[p][k] = uint8(nodeSize(typeFor(1, 1, p == 1, d), 1, 1))
+		}
+	}
+	return s
+}()
 
 // appendNode serializes n as if it started at file position pos. Every child
 // must have a position (real or, for partial views, temporary); firstBranch
