@@ -12,7 +12,7 @@ import (
 // TestLeafNodePass ties writeShallow and writeLeafNode, write's one pass
 // over a marked branch, to the general path they mirror (write's loop over
 // the branch, then appendNode): the same keys written with and without
-// them (Writer.noLeafNodePass), partial views taken after the same keys,
+// them (Writer.noFastPaths), partial views taken after the same keys,
 // give the same bytes, roots and views. The key sets make nodes of 1 to 60
 // leaves over narrow and wide spans (SPARSE_8, DENSE_12, SINGLE), branches
 // past 255 bytes (SPARSE_12), nodes with a payload of their own above
@@ -84,7 +84,7 @@ func leafNodeEntries(r *rand.Rand) []entry {
 func writeWithPass(t *testing.T, entries []entry, opts Options, partialEvery int, pass bool) ([]byte, int64, []PartialRoot) {
 	var out bytes.Buffer
 	w := NewWriter(&out, opts)
-	w.noLeafNodePass = !pass
+	w.noFastPaths = !pass
 	var views []PartialRoot
 	for i, e := range entries {
 		require.NoError(t, w.Add(e.key, e.flags, e.payload))

@@ -182,9 +182,10 @@ type Writer struct {
 	done       bool
 	rootPos    int64
 
-	// noLeafNodePass makes write take its general path for every node,
-	// for TestLeafNodePass, which compares it with writeShallow's.
-	noLeafNodePass bool
+	// noFastPaths makes closeNode and write take their general paths
+	// for every node, for TestLeafNodePass, which compares them with
+	// closeSingle's, writeShallow's and writeLeafNode's.
+	noFastPaths bool
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
