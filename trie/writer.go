@@ -93,23 +93,6 @@ type node struct {
 	inline [12]byte
 }
 
-// A node's height mark, in node.flags' high nibble: 0, or the height of
-// its pending subtree (1 for a childless node and for a node whose
-// children are all pending leaves, one more than its highest child node
-// otherwise) when closeNode (closeLeaf) kept it
-// pending with no written child or descendant anywhere below it (C and B
-// false) and that height is at most maxMarkedHeight. write then writes
-// such a node's branch in one pass (writeShallow) as long as C is still
-// false: nothing below a pending node changes until layoutChildren runs on
-// it or on an ancestor, and that sets C on the node first.
-const (
-	heightShift     = 4
-	maxMarkedHeight = 0xF
-)
-
-// height is n's height mark (0: none).
-func (n *node) height() uint8 { return n.flags >> heightShift }
-
 // payloadFlags is the low nibble of n's header: its payload flags, 0
 // without a payload.
 func (n *node) payloadFlags() byte {
