@@ -113,9 +113,11 @@ func (w *Writer) writeShallow(n *node, refs []childRef, leaves []leafSlot) int64
 	}
 	// Room for the branch and the node, and for the 16-byte copy of a
 	// last leaf reaching past them (estimates are exact by now: write
-	// asserts it under the invariants tag).
-	w.reserveOut(int(n.branchSize) + int(n.ownSize) + len(leafSlot{}))
+	// asserts it under the invariants tag; reserveOut is not inlined).
 	out := w.out
+	if need := int(n.branchSize) + int(n.ownSize) + len(leafSlot{}); cap(out.B)-len(out.B) < need {
+		w.growOut(need)
+	}
 	start := w.Position()
 	var firstBranch int32
 	for i, r := range refs {
@@ -137,8 +139,33 @@ func (w *Writer) writeShallow(n *node, refs []childRef, leaves []leafSlot) int64
 		w.release(r.node())
 		refs[i] = writtenRef(r.transition(), pos)
 	}
+	// appendNode for n, manually inlined: C is false, so the type
+	// follows from the branch size less child 0's branch (writtenMaxDist),
+	// SPARSE_8 by its test alone (leafNodeIsSparse8: a Murmur3 index's
+	// nodes over a leaf node), and the list and sizes are at hand.
 	pos := w.Position()
-	out.B = w.appendNode(out.B, n, pos, firstBranch)
+	k := len(refs)
+	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
+	maxDist := int64(n.branchSize - firstBranch)
+	t := sparse8
+	if !leafNodeIsSparse8(k, span, maxDist) {
+		t = typeFor(k, span, n.hasPayload, maxDist)
+	}
+	if invariants.Enabled {
+		if want := typeFor(k, span, n.hasPayload, w.writtenMaxDist(n, pos, firstBranch)); t != want {
+			panic(fmt.Sprintf("trie: shallow node pass took %v where typeFor takes %v", t, want))
+		}
+		w.checkPointersFit(refs, t, pos)
+	}
+	dists := w.dists[:k]
+	for i, r := range refs {
+		dists[i] = uint64(pos - r.pos())
+	}
+	b := appendPointers(out.B, t, n.payloadFlags(), refs, span, dists)
+	if n.hasPayload {
+		b = append(b, w.payload(n)...)
+	}
+	out.B = b
 	if invariants.Enabled && pos-start != int64(n.branchSize) {
 		panic(fmt.Sprintf("trie: shallow node written at %d, its branch estimate put it at %d", pos, start+int64(n.branchSize)))
 	}
