@@ -184,17 +184,20 @@
 //	transition          function (this package)     Cassandra (IncrementalTrieWriter*)
 //	------------------  --------------------------  ----------------------------------------
 //	-> open             newNode (from AddShared)    BaseNode.addChild / newNode in add
-//	open -> closed      closeNode, closeLeaf        PageAware.complete(Node), called from
-//	                    (from AddShared, and        Base.add's unwinding (completeLast) and
-//	                    writeRemaining)             Base.performCompletion
+//	open -> closed      closeNode, closeLeaf,       PageAware.complete(Node), called from
+//	                    closeSingle (from           Base.add's unwinding (completeLast) and
+//	                    AddShared, writeRemaining)  Base.performCompletion
 //	closed -> closed    layoutChildren (writes      PageAware.layoutChildren; its children
 //	  (re-estimated)    children: C set, sizes      then written via write and
 //	                    from the current position), finalizeWithPosition
 //	                    recalcTotalSize             PageAware.recalcTotalSize
-//	closed -> written   write (post-order branch),  PageAware.write (writeRecursive in the
-//	                    then the caller stores the  deep variant) + Node.finalizeWithPosition
-//	                    position in the parent's
-//	                    ref (layoutChildren,
+//	closed -> written   write (post-order branch;   PageAware.write (writeRecursive in the
+//	                    a marked branch in one      deep variant) + Node.finalizeWithPosition
+//	                    pass: writeShallow,
+//	                    writeLeafNode), then the
+//	                    caller stores the position
+//	                    in the parent's ref
+//	                    (layoutChildren,
 //	                    writeRemaining for root)
 //	closed/open ->      writePartial                PageAware.writePartial, from
 //	  placed -> back                                makePartialRoot; childrenToClear resets
@@ -228,6 +231,16 @@
 // only) closeLeaf declines and closeNode runs. Likewise write serializes a
 // pending leaf without a frame: its branch is empty, so it starts where its
 // branch does, and its type cannot depend on its position.
+//
+// Why the one-pass writers (onepass.go) give the general path's result:
+// closeSingle is closeNode's loop for one child, with sizeFor's answer for
+// a one-child node. writeShallow and writeLeafNode write a branch that
+// closeNode marked (no written child or descendant anywhere in it, at most
+// 15 levels) in write's order, and take each node's type from the same
+// estimates writtenMaxDist reads (C is false in a marked branch, so the
+// branch size less child 0's branch); their pointers are real distances,
+// as appendNode's are. TestLeafNodePass builds the same keys with and
+// without them (Writer.noFastPaths) and compares bytes and partial views.
 //
 // Under the invariants tag (go test -tags invariants) the writer checks
 // Cassandra's layout assertions: every node is written where its branch

@@ -27,11 +27,14 @@ import (
 // branches until the node itself is small.
 func (w *Writer) closeNode(i int32) {
 	n := &w.nodes[i]
-	if n.nkids == 0 && w.closeLeaf(n) {
+	if n.nkids <= 1 && (n.nkids == 0 && w.closeLeaf(n) || n.nkids == 1 && !w.noFastPaths && w.closeSingle(n)) {
 		return
 	}
 	var branch int64
 	written, inBranch, leavesOnly := false, false, true
+	// The height mark (see maxMarkedHeight) and the lowest mark of a
+	// child node, 0 if one has none.
+	var height, lowest uint8 = 1, maxMarkedHeight
 	for _, r := range w.children(n) {
 		if r.written() {
 			// Cannot happen: only layoutChildren writes children, and it
@@ -51,6 +54,8 @@ func (w *Writer) closeNode(i int32) {
 		c := &w.nodes[r.node()]
 		branch += int64(c.branchSize) + int64(c.ownSize)
 		inBranch = inBranch || c.outOfPageChildren || c.outOfPageInBranch
+		h := c.height()
+		height, lowest = max(height, h+1), min(lowest, h)
 	}
 	n.branchSize = int32(branch)
 	// Sized as Cassandra sizes it here: with C still set from newNode, so
@@ -79,6 +84,12 @@ func (w *Writer) closeNode(i int32) {
 		n.ownSize = int32(size)
 		n.outOfPageChildren = written
 		n.outOfPageInBranch = inBranch
+		// The height mark (a node closes once, and its flags' high
+		// nibble is clear until then). A child node with C or B set has
+		// no mark, so B true here means lowest 0.
+		if !written && lowest != 0 && height <= maxMarkedHeight {
+			n.flags |= height << heightShift
+		}
 		return
 	}
 	w.layoutChildren(i)
@@ -106,6 +117,7 @@ func (w *Writer) closeLeaf(n *node) bool {
 	}
 	n.ownSize = int32(size)
 	n.outOfPageChildren, n.outOfPageInBranch = false, false
+	n.flags |= 1 << heightShift // see maxMarkedHeight
 	return true
 }
 
@@ -419,14 +431,13 @@ func (w *Writer) write(i int32) int64 {
 		// The list lives in a chunk that never moves, so it stays valid
 		// while children are written and released.
 		refs := w.children(n)
-		var leaves []leafSlot // beside refs, in a leaf list
-		if n.class&leafList != 0 {
-			leaves = w.lists.leafSlots(n.list, len(refs))
-		}
+		leaves := w.leafSlotsOf(n)
 		var pos int64
 		done := false
-		if f.child == 0 && n.nkids >= 2 && n.class&leafList != 0 && !n.outOfPageChildren && !w.noLeafNodePass {
-			pos, done = w.writeLeafNode(n, refs, leaves)
+		if f.child == 0 && n.height() != 0 && n.nkids != 0 && !n.outOfPageChildren && !w.noFastPaths {
+			// Only at the top: a shallow child is written below without
+			// a frame of its own.
+			pos, done = w.writeShallow(n, refs, leaves), true
 		}
 		descend := int32(-1)
 		for !done && f.child < len(refs) {
@@ -446,8 +457,19 @@ func (w *Writer) write(i int32) int64 {
 			}
 			c := &w.nodes[r.node()]
 			if c.nkids != 0 {
-				descend = r.node()
-				break
+				if c.height() == 0 || c.outOfPageChildren || w.noFastPaths {
+					descend = r.node()
+					break
+				}
+				// What a frame for c would do, in one call.
+				branch := c.branchSize
+				pos := w.writeShallow(c, w.children(c), w.leafSlotsOf(c))
+				w.release(r.node())
+				refs[k] = writtenRef(r.transition(), pos)
+				if k == 0 {
+					f.firstBranch = branch
+				}
+				continue
 			}
 			// A leaf, most of what is written: no frame. Its branch is
 			// empty, so it starts where its branch does, and it is
@@ -484,89 +506,6 @@ func (w *Writer) write(i int32) int64 {
 		}
 		w.placeChild(&w.writeFrames[len(w.writeFrames)-1], pos, branch)
 	}
-}
-
-// writeLeafNode writes node n with its leaves, in one pass, when n is a
-// SPARSE_8 node whose children are all pending leaves and none written (C
-// false), as a Murmur3 index's nodes below two token bytes are, and
-// returns its position; for any other node it writes nothing and returns
-// false. It is a manually inlined version of write's leaf loop followed by
-// appendNode for that case: the leaves are copied back to back and the
-// node's one-byte distances follow from their sizes (child i is the
-// branch size less the sizes of the leaves before it back), so no written
-// ref is stored and read back, and the type is decided by SPARSE_8's test
-// of typeFor alone (leafNodeIsSparse8). TestLeafNodePass ties it to the
-// general path (Writer.noLeafNodePass), the invariants tag to typeFor.
-// With it a warm Add of 1M Murmur3 UUID keys took 633.2 instructions
-// instead of 669.8 to 673.1, and 626.2 once closeNode sized such nodes
-// by the same test (callgrind, the driver of childLists' comment, at
-// 25ac57e and the commit that added this).
-func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) (int64, bool) {
-	// The cheap tests first: a row index's nodes, mostly of one child,
-	// fail them. Scanning the children first cost the row index build of
-	// golden-rows bigint-uuid-5000 1643.7 instructions per block instead
-	// of 1601.6 (warm scratch-path writer as rowgen.FileBenchmarks runs
-	// it, the difference of 11 passes and 1 under valgrind
-	// --tool=cachegrind, at 204a961 and the commit that made this change;
-	// 1576.8 at e87eb5b).
-	k, branch := len(refs), int(n.branchSize)
-	if k < 2 || branch >= 1<<8 {
-		return 0, false
-	}
-	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
-	if !leafNodeIsSparse8(k, span, int64(branch)) {
-		return 0, false
-	}
-	for _, r := range refs {
-		if !r.leaf() {
-			return 0, false
-		}
-	}
-	size := 2 + 2*k
-	if invariants.Enabled {
-		if t := typeFor(k, span, n.hasPayload, int64(branch)); t != sparse8 {
-			panic(fmt.Sprintf("trie: leaf node pass took SPARSE_8 where typeFor takes %v", t))
-		}
-	}
-	var payload []byte
-	if n.hasPayload {
-		payload = w.payload(n)
-	}
-	// Room for the leaves' 16-byte copies, of which the last reaches up
-	// to 15 bytes past the leaves, into the node written after them.
-	w.reserveOut(branch + size + len(payload) + len(leafSlot{}))
-	out := w.out
-	b := out.B
-	at := len(b)
-	for i, r := range refs {
-		*(*leafSlot)(b[at : at+len(leafSlot{})]) = leaves[i]
-		at += int(r.leafSize())
-	}
-	if invariants.Enabled && at-len(b) != branch {
-		panic(fmt.Sprintf("trie: leaves of %d bytes under a branch estimate of %d", at-len(b), branch))
-	}
-	b = b[:at+size]
-	node := b[at:]
-	node[0], node[1] = byte(sparse8)<<4|n.payloadFlags(), byte(k)
-	trans, dists := node[2:2+k], node[2+k:2+2*k]
-	d := branch
-	for i, r := range refs {
-		trans[i] = r.transition()
-		dists[i] = byte(d)
-		d -= int(r.leafSize())
-	}
-	out.B = append(b, payload...)
-	return out.Flushed() + int64(at), true
-}
-
-// leafNodeIsSparse8 is typeFor's choice for a node of k children, all
-// leaves, over span transition bytes, whose first child is the branch size
-// back (writtenMaxDist and closeNode's estimate with C false and a leaf
-// first, whose branch is 0): SPARSE_8 when two children or more are at most
-// 255 bytes back and SPARSE_8 is smaller than DENSE_12 over their span.
-// The invariants tag checks it against typeFor where it is used.
-func leafNodeIsSparse8(k, span int, branch int64) bool {
-	return k >= 2 && branch < 1<<8 && 2+2*k < 3+(3*span+1)/2
 }
 
 // appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and

@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLeafNodePass ties writeLeafNode, write's one pass over a SPARSE_8
-// node and its leaves, to the general path it mirrors (write's leaf loop,
-// then appendNode): the same keys written with and without it
-// (Writer.noLeafNodePass), partial views taken after the same keys, give
-// the same bytes, roots and views. The key sets make nodes of 1 to 60
-// leaves over narrow and wide spans (SPARSE_8 and the DENSE_12 and
-// SINGLE nodes the pass leaves alone), branches past 255 bytes (SPARSE_12),
-// nodes with a payload of their own above their leaves, and leaves
-// promoted to nodes, with payloads of 0 to 15 bytes, on small pages too.
+// TestLeafNodePass ties writeShallow and writeLeafNode, write's one pass
+// over a marked branch, to the general path they mirror (write's loop over
+// the branch, then appendNode): the same keys written with and without
+// them (Writer.noFastPaths), partial views taken after the same keys,
+// give the same bytes, roots and views. The key sets make nodes of 1 to 60
+// leaves over narrow and wide spans (SPARSE_8, DENSE_12, SINGLE), branches
+// past 255 bytes (SPARSE_12), nodes with a payload of their own above
+// their leaves, leaves promoted to nodes, chains of up to 20 nodes (taller
+// than a height mark goes), and payloads of 0 to 15 bytes and some longer
+// (childless nodes), on small pages too.
 func TestLeafNodePass(t *testing.T) {
 	for seed := int64(1); seed <= 40; seed++ {
 		r := rand.New(rand.NewSource(seed))
@@ -53,6 +54,11 @@ func leafNodeEntries(r *rand.Rand) []entry {
 			if r.Intn(8) == 0 {
 				k = append(k, byte(r.Intn(256))) // promotes or deepens
 			}
+			if r.Intn(16) == 0 {
+				for range 1 + r.Intn(20) {
+					k = append(k, byte(r.Intn(4))) // a chain, past maxMarkedHeight at times
+				}
+			}
 			keys = append(keys, k)
 		}
 	}
@@ -64,6 +70,9 @@ func leafNodeEntries(r *rand.Rand) []entry {
 		}
 		seen[string(k)] = true
 		p := make([]byte, r.Intn(16))
+		if r.Intn(16) == 0 {
+			p = make([]byte, 16+r.Intn(8)) // too long for a leaf: a childless node
+		}
 		r.Read(p)
 		entries = append(entries, entry{key: k, flags: byte(1 + r.Intn(15)), payload: p})
 	}
@@ -75,7 +84,7 @@ func leafNodeEntries(r *rand.Rand) []entry {
 func writeWithPass(t *testing.T, entries []entry, opts Options, partialEvery int, pass bool) ([]byte, int64, []PartialRoot) {
 	var out bytes.Buffer
 	w := NewWriter(&out, opts)
-	w.noLeafNodePass = !pass
+	w.noFastPaths = !pass
 	var views []PartialRoot
 	for i, e := range entries {
 		require.NoError(t, w.Add(e.key, e.flags, e.payload))

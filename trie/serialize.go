@@ -85,7 +85,15 @@ func (w *Writer) sizeOf(n *node, pos int64) int64 {
 // child is maxDist bytes back.
 func (w *Writer) sizeFor(n *node, maxDist int64) int64 {
 	var s int64 = 1 // PAYLOAD_ONLY
-	if n.nkids > 0 {
+	switch {
+	case n.nkids == 1:
+		// Most nodes of a row index: its keys end in chains of them.
+		p := 0
+		if n.hasPayload {
+			p = 1
+		}
+		s = int64(singleSizes[p][widthClass(maxDist)])
+	case n.nkids > 1:
 		span := w.span(n)
 		t := typeFor(int(n.nkids), span, n.hasPayload, maxDist)
 		s = int64(nodeSize(t, int(n.nkids), span))
@@ -95,6 +103,21 @@ func (w *Writer) sizeFor(n *node, maxDist int64) int64 {
 	}
 	return s
 }
+
+// singleSizes is the size without payload of a node with one child, by
+// whether it has a payload and by the width class of its distance:
+// nodeSize(typeFor(1, 1, hasPayload, d), 1, 1) for any d of the class,
+// which sizeFor then need not derive. It is computed from those two, so
+// it cannot disagree with them.
+var singleSizes = func() (s [2][8]uint8) {
+	classMax := [8]int64{0xF, 0xFF, 0xFFF, 0xFFFF, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1 << 62}
+	for p := range s {
+		for k, d := range classMax {
+			s[p][k] = uint8(nodeSize(typeFor(1, 1, p == 1, d), 1, 1))
+		}
+	}
+	return s
+}()
 
 // appendNode serializes n as if it started at file position pos. Every child
 // must have a position (real or, for partial views, temporary); firstBranch
@@ -114,96 +137,114 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) [
 	if invariants.Enabled {
 		w.checkPointersFit(refs, t, pos)
 	}
-	switch {
-	case t == singleNoPayload4:
-		d := pos - refs[0].pos()
-		dst = append(dst, byte(t)<<4|byte(d&0xF), refs[0].transition())
-	case t == singleNoPayload12:
-		d := pos - refs[0].pos()
-		dst = append(dst, byte(t)<<4|byte(d>>8&0xF), byte(d), refs[0].transition())
-	case t.isSingle():
-		dst = append(dst, byte(t)<<4|flags, refs[0].transition())
-		dst = appendUint(dst, uint64(pos-refs[0].pos()), int(pointerBits[t])/8)
-	case t == sparse12:
-		dst = append(dst, byte(t)<<4|flags, byte(len(refs)))
-		for _, r := range refs {
-			dst = append(dst, r.transition())
-		}
-		var carry uint64
-		for i, r := range refs {
-			d := uint64(pos-r.pos()) & 0xFFF
-			if i&1 == 0 {
-				carry = d
-			} else {
-				v := carry<<12 | d
-				dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
-			}
-		}
-		if len(refs)&1 == 1 {
-			dst = append(dst, byte(carry>>4), byte(carry<<4))
-		}
-	case t.isSparse():
-		// Stored by index into room made once: a partition index's nodes
-		// are mostly SPARSE_8 with a dozen or so children.
-		width := int(pointerBits[t]) / 8
-		n := len(refs)
-		l := len(dst)
-		dst = slices.Grow(dst, 2+n*(1+width))[:l+2+n*(1+width)]
-		out := dst[l:]
-		out[0], out[1] = byte(t)<<4|flags, byte(n)
-		trans, dists := out[2:2+n], out[2+n:]
-		for i, r := range refs {
-			trans[i] = r.transition()
-		}
-		if width == 1 {
-			for i, r := range refs {
-				dists[i] = byte(pos - r.pos())
-			}
-		} else {
-			for i, r := range refs {
-				putUint(dists[i*width:(i+1)*width], uint64(pos-r.pos()))
-			}
-		}
-	default: // dense types; a single child with a far pointer also lands here
-		first := refs[0].transition()
-		dst = append(dst, byte(t)<<4|flags, first, byte(span-1))
-		dst = w.appendDenseSlots(dst, refs, t, first, span, pos)
+	dists := w.dists[:len(refs)]
+	for i, r := range refs {
+		dists[i] = uint64(pos - r.pos())
 	}
+	dst = appendPointers(dst, t, flags, refs, span, dists)
 	if n.hasPayload {
 		dst = append(dst, w.payload(n)...)
 	}
 	return dst
 }
 
-// appendDenseSlots writes one pointer per transition byte first..first+span-1,
-// 0 where there is no child.
-func (w *Writer) appendDenseSlots(dst []byte, refs []childRef, t nodeType, first byte, span int, pos int64) []byte {
-	slots := w.denseSlots[:span]
-	clear(slots)
-	for _, r := range refs {
-		slots[r.transition()-first] = uint64(pos - r.pos())
-	}
-	if t == dense12 {
-		// Pairs of 12-bit values share three bytes; an odd last value takes
-		// two, its low nibble zero.
-		for i := 0; i+1 < span; i += 2 {
-			v := (slots[i]&0xFFF)<<12 | slots[i+1]&0xFFF
-			dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
+// appendPointers appends a node of type t without its payload: the header
+// (with flags, the payload flags, where t has room for them), the
+// transitions of refs and the pointers, child i dists[i] bytes back. span
+// is the transition span a DENSE node covers. Both serializers of the
+// writer end here: appendNode, with distances from the children's
+// positions in their parent's list, and writeLeafNode, with distances from
+// the sizes of the leaves it has just copied.
+func appendPointers(dst []byte, t nodeType, flags byte, refs []childRef, span int, dists []uint64) []byte {
+	n := len(refs)
+	switch {
+	case t == singleNoPayload4:
+		return append(dst, byte(t)<<4|byte(dists[0]&0xF), refs[0].transition())
+	case t == singleNoPayload12:
+		d := dists[0]
+		return append(dst, byte(t)<<4|byte(d>>8&0xF), byte(d), refs[0].transition())
+	case t.isSingle():
+		dst = append(dst, byte(t)<<4|flags, refs[0].transition())
+		return appendUint(dst, dists[0], int(pointerBits[t])/8)
+	case t == sparse12:
+		dst = append(dst, byte(t)<<4|flags, byte(n))
+		for _, r := range refs {
+			dst = append(dst, r.transition())
 		}
-		if span&1 == 1 {
-			v := slots[span-1] & 0xFFF
-			dst = append(dst, byte(v>>4), byte(v<<4))
+		l := len(dst)
+		size := (3*n + 1) / 2
+		dst = slices.Grow(dst, size)[:l+size]
+		area := dst[l:]
+		clear(area)
+		for i, d := range dists {
+			put12(area, i, d)
+		}
+		return dst
+	case t.isSparse():
+		// Stored by index into room made once: a partition index's nodes
+		// are mostly SPARSE_8 with a dozen or so children.
+		width := int(pointerBits[t]) / 8
+		l := len(dst)
+		dst = slices.Grow(dst, 2+n*(1+width))[:l+2+n*(1+width)]
+		out := dst[l:]
+		out[0], out[1] = byte(t)<<4|flags, byte(n)
+		trans, ptrs := out[2:2+n], out[2+n:]
+		for i, r := range refs {
+			trans[i] = r.transition()
+		}
+		if width == 1 {
+			for i, d := range dists {
+				ptrs[i] = byte(d)
+			}
+		} else {
+			for i, d := range dists {
+				putUint(ptrs[i*width:(i+1)*width], d)
+			}
+		}
+		return dst
+	default: // dense types; a single child with a far pointer also lands here
+		// One pointer per transition byte first..first+span-1, 0 where
+		// there is no child: the area is cleared, then each child's
+		// pointer goes to the slot of its transition.
+		first := refs[0].transition()
+		dst = append(dst, byte(t)<<4|flags, first, byte(span-1))
+		l := len(dst)
+		if t == dense12 {
+			size := (3*span + 1) / 2
+			dst = slices.Grow(dst, size)[:l+size]
+			area := dst[l:]
+			clear(area)
+			for i, r := range refs {
+				put12(area, int(r.transition()-first), dists[i])
+			}
+			return dst
+		}
+		width := int(pointerBits[t]) / 8
+		dst = slices.Grow(dst, span*width)[:l+span*width]
+		area := dst[l:]
+		clear(area)
+		for i, r := range refs {
+			j := int(r.transition() - first)
+			putUint(area[j*width:(j+1)*width], dists[i])
 		}
 		return dst
 	}
-	width := int(pointerBits[t]) / 8
-	l := len(dst)
-	dst = slices.Grow(dst, span*width)[:l+span*width]
-	out := dst[l:]
-	for i, d := range slots {
-		putUint(out[i*width:(i+1)*width], d)
+}
+
+// put12 stores the low 12 bits of v as the i-th value of a packed 12-bit
+// area, which was cleared: pairs of values share three bytes, big-endian
+// (value 2j in the first byte and the high nibble of the second, value
+// 2j+1 in the low nibble of the second and the third), and an odd last
+// value takes two, its low nibble zero (read12 reads them back).
+func put12(area []byte, i int, v uint64) {
+	b := 3 * i / 2
+	if i&1 == 0 {
+		area[b] = byte(v >> 4)
+		area[b+1] |= byte(v << 4)
+	} else {
+		area[b] |= byte(v>>8) & 0xF
+		area[b+1] = byte(v)
 	}
-	return dst
 }
 
 // putUint stores the low len(b) bytes of v in b, big-endian.

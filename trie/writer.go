@@ -67,7 +67,9 @@ type node struct {
 	list  int32  // offset of the child list in Writer.lists (class > 0)
 	nkids uint16 // children in the list
 	class uint8  // the list's class (see listCap); 0: no list
-	// Payload flags, meaningful when hasPayload.
+	// Payload flags in the low nibble, meaningful when hasPayload; the
+	// high nibble holds the height mark closeNode gives a node it keeps
+	// pending (see maxMarkedHeight).
 	flags uint8
 	// branchSize estimates the bytes still to be written for everything
 	// below this node, ownSize the node itself with its payload (Cassandra's
@@ -163,9 +165,10 @@ type Writer struct {
 	done       bool
 	rootPos    int64
 
-	// noLeafNodePass makes write take its general path for every node,
-	// for TestLeafNodePass, which compares it with writeLeafNode's.
-	noLeafNodePass bool
+	// noFastPaths makes closeNode and write take their general paths
+	// for every node, for TestLeafNodePass, which compares them with
+	// closeSingle's, writeShallow's and writeLeafNode's.
+	noFastPaths bool
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
@@ -174,7 +177,7 @@ type Writer struct {
 	candidates   []candidate
 	sortScratch  []candidate // sortCandidates' second buffer
 	restore      []restoreRef
-	denseSlots   [256]uint64
+	dists        [256]uint64 // appendPointers' distances, by child
 
 	own indexfile.Buffer // out for a sink of the caller's
 
@@ -384,7 +387,7 @@ var listGrowth = [2 * leafList]uint8{
 func (w *Writer) setNodePayload(i int32, flags byte, payload []byte) {
 	n := &w.nodes[i]
 	n.hasPayload = true
-	n.flags = flags
+	n.flags = flags & 0xF // the high nibble is for closeNode's marks
 	w.setPayload(n, payload)
 }
 
@@ -437,8 +440,9 @@ func (w *Writer) dropPayload(n *node) {
 
 // appendLeafSlot writes a pending leaf, the first size bytes of slot s,
 // and returns its position: all 16 bytes in one copy into spare capacity,
-// of which size count, so the caller makes room for 16 (reserveOut). Both
-// leaf writes, in write and layoutChildren, go through it; without the
+// of which size count, so the caller makes room for 16 (reserveOut). The
+// leaf writes of write, writeShallow and layoutChildren go through it (a
+// leaf node's are writeLeafNode's own); without the
 // room check it is small enough to be inlined there. With the check inside
 // (a call per leaf) a warm build of 1M Murmur3 UUID keys took 628.3
 // instructions per key instead of 624.2, the row index build of
