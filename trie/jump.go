@@ -1,6 +1,9 @@
 package trie
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // The jump table is an in-memory accelerator for the top of a large trie,
 // built from the file at open (WithJumpTable) and never written to disk.
@@ -31,10 +34,17 @@ import "math"
 // builds it only for large tries. Positions are stored in 32 bits: a file of
 // 4 GiB or more gets no table.
 type jumpTable struct {
-	prefix  []byte
-	depth   int // len(prefix) + 2: the key bytes a jump consumes
-	next    []uint32
-	greater []uint32
+	prefix []byte
+	depth  int // len(prefix) + 2: the key bytes a jump consumes
+	// When depth <= 8, entry tests the chain and reads the entry's index
+	// with one big-endian load of the key's first 8 bytes: head is the
+	// chain as the top len(prefix) bytes of that word, headShift 64 -
+	// 8*len(prefix) (64 for no chain: a shift of 64 leaves 0, which head
+	// then is).
+	head      uint64
+	headShift uint
+	next      *[jumpEntries]uint32
+	greater   *[jumpEntries]uint32
 	// slots is nil, or with WithJumpSlots one slot per entry (see
 	// WithJumpSlots).
 	slots []jumpSlot
@@ -223,10 +233,14 @@ func buildJump(t *Trie) *jumpTable {
 		return nil
 	}
 	j := &jumpTable{
-		prefix:  prefix,
-		depth:   len(prefix) + 2,
-		next:    make([]uint32, jumpEntries),
-		greater: make([]uint32, jumpEntries),
+		prefix:    prefix,
+		depth:     len(prefix) + 2,
+		headShift: uint(64 - 8*len(prefix)),
+		next:      new([jumpEntries]uint32),
+		greater:   new([jumpEntries]uint32),
+	}
+	for _, c := range prefix {
+		j.head = j.head<<8 | uint64(c)
 	}
 	filled := 0
 	for b1 := range 256 {
@@ -309,12 +323,29 @@ func (w *Walker) bothNext(greater int64, b int) (int64, int64, bool) {
 // or -1 when it starts from the root: there is no table (j is nil), key is
 // not covered, or the entry is 0.
 func (j *jumpTable) entry(key []byte) int {
-	if j == nil || !j.covers(key) {
+	if j == nil {
+		return -1
+	}
+	if len(key) >= 8 && j.depth <= 8 {
+		return j.entryWord(binary.BigEndian.Uint64(key))
+	}
+	if !j.covers(key) {
 		return -1
 	}
 	p := len(j.prefix)
 	if v := int(key[p])<<8 | int(key[p+1]); j.next[v] != 0 {
 		return v
+	}
+	return -1
+}
+
+// entryWord is entry for a key of 8 bytes or more whose first 8 are the
+// big-endian x, on a table of depth 8 or less: the chain's test and the
+// two bytes after it from one load. Small enough to be inlined, which
+// entry is not, so exactFile and ceilingFile call it where it applies.
+func (j *jumpTable) entryWord(x uint64) int {
+	if v := uint16(x >> (j.headShift - 16)); x>>j.headShift == j.head && j.next[v] != 0 {
+		return int(v)
 	}
 	return -1
 }
