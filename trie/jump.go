@@ -1,9 +1,6 @@
 package trie
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "math"
 
 // The jump table is an in-memory accelerator for the top of a large trie,
 // built from the file at open (WithJumpTable) and never written to disk.
@@ -36,8 +33,8 @@ import (
 type jumpTable struct {
 	prefix []byte
 	depth  int // len(prefix) + 2: the key bytes a jump consumes
-	// When depth <= 8, entry tests the chain and reads the entry's index
-	// with one big-endian load of the key's first 8 bytes: head is the
+	// When depth <= 8, entryWord tests the chain and reads the entry's
+	// index from one big-endian load of the key's first 8 bytes: head is the
 	// chain as the top len(prefix) bytes of that word, headShift 64 -
 	// 8*len(prefix) (64 for no chain: a shift of 64 leaves 0, which head
 	// then is).
@@ -323,13 +320,7 @@ func (w *Walker) bothNext(greater int64, b int) (int64, int64, bool) {
 // or -1 when it starts from the root: there is no table (j is nil), key is
 // not covered, or the entry is 0.
 func (j *jumpTable) entry(key []byte) int {
-	if j == nil {
-		return -1
-	}
-	if len(key) >= 8 && j.depth <= 8 {
-		return j.entryWord(binary.BigEndian.Uint64(key))
-	}
-	if !j.covers(key) {
+	if j == nil || !j.covers(key) {
 		return -1
 	}
 	p := len(j.prefix)
@@ -341,8 +332,9 @@ func (j *jumpTable) entry(key []byte) int {
 
 // entryWord is entry for a key of 8 bytes or more whose first 8 are the
 // big-endian x, on a table of depth 8 or less: the chain's test and the
-// two bytes after it from one load. Small enough to be inlined, which
-// entry is not, so exactFile and ceilingFile call it where it applies.
+// two bytes after it from one load, where entry tests the chain a byte at a
+// time. exactFile and ceilingFile call it where it applies; the batch walk
+// keeps entry, which stays small enough to be inlined there.
 func (j *jumpTable) entryWord(x uint64) int {
 	if v := uint16(x >> (j.headShift - 16)); x>>j.headShift == j.head && j.next[v] != 0 {
 		return int(v)

@@ -138,17 +138,14 @@ func searchSparse(t []byte, b int) int {
 	lo, hi := 0, len(t)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c := int(t[m])
-		if c == b {
+		switch c := int(t[m]); {
+		case b < c:
+			hi = m
+		case b > c:
+			lo = m + 1
+		default:
 			return m
 		}
-		// b > c: lo = m+1, else hi = m; chosen with a mask, not a
-		// branch, since a key byte against a random transition is
-		// mispredicted half the time (the compiler keeps a branch for
-		// an if here). gt is all ones when b > c (both lie in
-		// eos..256, so c-b does not overflow).
-		gt := (c - b) >> 63
-		lo, hi = lo^(lo^(m+1))&gt, m^(m^hi)&gt
 	}
 	return -lo - 1
 }
