@@ -1,6 +1,9 @@
 package trie
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // The jump table is an in-memory accelerator for the top of a large trie,
 // built from the file at open (WithJumpTable) and never written to disk.
@@ -333,8 +336,8 @@ func (j *jumpTable) entry(key []byte) int {
 // entryWord is entry for a key of 8 bytes or more whose first 8 are the
 // big-endian x, on a table of depth 8 or less: the chain's test and the
 // two bytes after it from one load, where entry tests the chain a byte at a
-// time. exactFile and ceilingFile call it where it applies; the batch walk
-// keeps entry, which stays small enough to be inlined there.
+// time. exactFile and ceilingFile start through it (entryOfWord); the batch
+// walk keeps entry.
 func (j *jumpTable) entryWord(x uint64) int {
 	if v := uint16(x >> (j.headShift - 16)); x>>j.headShift == j.head && j.next[v] != 0 {
 		return int(v)
@@ -355,3 +358,21 @@ func (j *jumpTable) covers(key []byte) bool {
 	}
 	return true
 }
+
+// entryOfWord is j.entryWord of key's first 8 bytes, -1 when j is nil, or
+// byteEntry when entryWord does not apply (key shorter than 8 bytes, or a
+// table deeper than 8) and the caller asks j.entry. It and entry are each
+// small enough to be inlined where exactFile and ceilingFile start; one
+// function doing both is not.
+func entryOfWord(j *jumpTable, key []byte) int {
+	if j == nil {
+		return -1
+	}
+	if len(key) < 8 || j.depth > 8 {
+		return byteEntry
+	}
+	return j.entryWord(binary.BigEndian.Uint64(key))
+}
+
+// byteEntry is entryOfWord's answer when the entry is entry's to find.
+const byteEntry = -2

@@ -238,8 +238,11 @@ func checkEntryWord(t *testing.T, j *jumpTable) {
 		for v := range jumpEntries {
 			key[len(j.prefix)], key[len(j.prefix)+1] = byte(v>>8), byte(v)
 			key[7] ^= byte(v) // bytes past the entry's do not matter
-			if got, want := j.entryWord(binary.BigEndian.Uint64(key)), j.entry(key); got != want {
-				t.Fatalf("key %x: entryWord %d, entry %d", key, got, want)
+			if got, want := j.entryWord(binary.BigEndian.Uint64(key)), j.entry(key); got != want || entryOfWord(j, key) != want {
+				t.Fatalf("key %x: entryWord %d, entryOfWord %d, entry %d", key, got, entryOfWord(j, key), want)
+			}
+			if got := entryOfWord(j, key[:7]); got != byteEntry {
+				t.Fatalf("key %x: entryOfWord %d, not byteEntry", key[:7], got)
 			}
 		}
 	}

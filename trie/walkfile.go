@@ -36,10 +36,8 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 	}
 	f := w.t.src.File
 	pos, k := w.t.root, 0
-	j, v := w.t.jump, -1
-	if j != nil && len(key) >= 8 && j.depth <= 8 {
-		v = j.entryWord(binary.BigEndian.Uint64(key)) // entry, inlined
-	} else {
+	j, v := w.t.jump, entryOfWord(w.t.jump, key)
+	if v == byteEntry {
 		v = j.entry(key)
 	}
 	if v >= 0 {
@@ -369,10 +367,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
-	j, v := w.t.jump, -1
-	if j != nil && len(key) >= 8 && j.depth <= 8 {
-		v = j.entryWord(binary.BigEndian.Uint64(key)) // entry, inlined
-	} else {
+	j, v := w.t.jump, entryOfWord(w.t.jump, key)
+	if v == byteEntry {
 		v = j.entry(key)
 	}
 	if v >= 0 {
