@@ -17,8 +17,9 @@ package trie
 // (TestSearchIncreasing, and the fast-path tests over damaged tries).
 
 // notIncreasing is searchIncreasing's answer for transitions that do not
-// strictly increase.
-const notIncreasing = 1 << 62
+// strictly increase: no answer of searchSparse (those lie in -33..32 here),
+// and an int on 32-bit platforms too.
+const notIncreasing = 1 << 30
 
 // maxIncreasing is the most transitions searchIncreasing searches, and
 // increasingSpan the bytes it reads from the first transition on.

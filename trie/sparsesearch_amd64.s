@@ -3,7 +3,7 @@
 // func searchIncreasing(t *[33]byte, n, b int) int
 //
 // searchSparse(t[:n], b) for 0 <= n <= 32 and 0 <= b <= 255 when t[:n]
-// strictly increases, else notIncreasing (1<<62), with SSE2 and no branch
+// strictly increases, else notIncreasing (1<<30), with SSE2 and no branch
 // on the bytes (see sparsesearch.go). x -sat y, the unsigned subtraction
 // that stops at 0, is 0 exactly where x <= y.
 TEXT ·searchIncreasing(SB), NOSPLIT|NOFRAME, $0-32
@@ -57,6 +57,6 @@ TEXT ·searchIncreasing(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ AX, ret+24(FP)
 	RET
 notincreasing:
-	MOVQ $0x4000000000000000, AX
+	MOVQ $0x40000000, AX
 	MOVQ AX, ret+24(FP)
 	RET
