@@ -50,33 +50,52 @@ func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
 	if err := r.checkKey(key); err != nil {
 		return 0, false, err
 	}
+	var node int64
+	var found, more bool
+	var err error
 	if key.Partitioner == partitioner.Murmur3 {
 		putTokenPrefix(&r.tok, key.Token)
-		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
-		if !more {
-			if !found && err == nil {
-				return 0, false, nil // exactResult's answer for no candidate
-			}
-			flags, payload := r.walker.Payload()
-			return exactResult(key, node, found, flags, payload, err)
+		node, found, more, err = r.walker.ExactPrefix(r.tok[:])
+		if !more && !found && err == nil {
+			return 0, false, nil // exactResult's answer for no candidate
 		}
 	}
-	r.enc = key.AppendComparable(r.enc[:0])
-	node, found, err := r.walker.Exact(r.enc)
+	if more || key.Partitioner != partitioner.Murmur3 {
+		r.enc = key.AppendComparable(r.enc[:0])
+		node, found, err = r.walker.Exact(r.enc)
+	}
 	flags, payload := r.walker.Payload()
+	if found && err == nil && flags >= flagHasHashByte && len(payload) > 8 {
+		// exactResult's leading case, written here so that a hit makes no
+		// call after the walk.
+		// The fields HashByte reads, without copying the key for its
+		// value receiver.
+		hb := byte(key.Hash2)
+		if !key.Hashed {
+			hb = key.HashByte()
+		}
+		return hashedPosition(hb, flags, payload)
+	}
 	return exactResult(key, node, found, flags, payload, err)
+}
+
+// hashedPosition is the answer for a candidate whose payload holds a hash
+// byte and at least 8 bytes after it (flags >= flagHasHashByte, len(payload)
+// > 8), for a key whose hash byte is hb: decodePayload's leading case, the
+// hash byte, then the position as the top flags-7 bytes of one big-endian
+// word.
+func hashedPosition(hb byte, flags uint8, payload []byte) (int64, bool, error) {
+	if payload[0] != hb {
+		return 0, false, nil
+	}
+	return leafPosition(flags, payload), true, nil
 }
 
 // exactResult turns an exact walk's answer into Get's (Cassandra's
 // exactCandidate): the candidate's position if its hash byte matches key's.
 func exactResult(key *partitioner.Key, node int64, found bool, flags uint8, payload []byte, err error) (int64, bool, error) {
 	if found && err == nil && flags >= flagHasHashByte && len(payload) > 8 {
-		// decodePayload's leading case, written here: the hash byte, then
-		// the position as the top flags-7 bytes of one big-endian word.
-		if payload[0] != key.HashByte() {
-			return 0, false, nil
-		}
-		return int64(binary.BigEndian.Uint64(payload[1:])) >> (64 - 8*uint(flags-7)), true, nil
+		return hashedPosition(key.HashByte(), flags, payload)
 	}
 	if err != nil || !found {
 		return 0, false, err

@@ -1,6 +1,10 @@
 package partitionindex
 
-import "github.com/bti-go/bti/internal/partitionpayload"
+import (
+	"encoding/binary"
+
+	"github.com/bti-go/bti/internal/partitionpayload"
+)
 
 // The payload a leaf carries; its layout is documented in package
 // internal/partitionpayload, which holds the decoder the audit package
@@ -18,7 +22,22 @@ const flagHasHashByte = partitionpayload.FlagHasHash
 // positionSize is partitionpayload.PositionSize.
 func positionSize(v int64) int { return partitionpayload.PositionSize(v) }
 
-// decodePayload is partitionpayload.Decode.
+// decodePayload is partitionpayload.Decode, with Decode's leading case
+// (the form Cassandra writes, 8 bytes readable after the hash byte) written
+// here through leafPosition: Decode itself is not inlined (its other cases
+// are a call), and a ceiling decodes a payload or two per lookup.
 func decodePayload(flags byte, b []byte) (hash byte, hasHash bool, v int64, ok bool) {
+	if flags >= flagHasHashByte && len(b) > 8 {
+		return b[0], true, leafPosition(flags, b), true
+	}
 	return partitionpayload.Decode(flags, b)
+}
+
+// leafPosition is the position in the payload b of flags 8..15 whose hash
+// byte has 8 readable bytes after it (len(b) > 8): the top flags-7 bytes of
+// the big-endian word after the hash byte, sign-extended by the shift, as
+// partitionpayload.Decode reads it (a manually inlined copy of its leading
+// case; TestLeafPosition ties the two).
+func leafPosition(flags byte, b []byte) int64 {
+	return int64(binary.BigEndian.Uint64(b[1:9])) >> (8 * uint(15-flags) & 63) // 64-8*(flags-7)
 }

@@ -1,6 +1,9 @@
 package trie
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // The jump table is an in-memory accelerator for the top of a large trie,
 // built from the file at open (WithJumpTable) and never written to disk.
@@ -31,10 +34,17 @@ import "math"
 // builds it only for large tries. Positions are stored in 32 bits: a file of
 // 4 GiB or more gets no table.
 type jumpTable struct {
-	prefix  []byte
-	depth   int // len(prefix) + 2: the key bytes a jump consumes
-	next    []uint32
-	greater []uint32
+	prefix []byte
+	depth  int // len(prefix) + 2: the key bytes a jump consumes
+	// When depth <= 8, entryWord tests the chain and reads the entry's
+	// index from one big-endian load of the key's first 8 bytes: head is the
+	// chain as the top len(prefix) bytes of that word, headShift 64 -
+	// 8*len(prefix) (64 for no chain: a shift of 64 leaves 0, which head
+	// then is).
+	head      uint64
+	headShift uint
+	next      *[jumpEntries]uint32
+	greater   *[jumpEntries]uint32
 	// slots is nil, or with WithJumpSlots one slot per entry (see
 	// WithJumpSlots).
 	slots []jumpSlot
@@ -223,10 +233,14 @@ func buildJump(t *Trie) *jumpTable {
 		return nil
 	}
 	j := &jumpTable{
-		prefix:  prefix,
-		depth:   len(prefix) + 2,
-		next:    make([]uint32, jumpEntries),
-		greater: make([]uint32, jumpEntries),
+		prefix:    prefix,
+		depth:     len(prefix) + 2,
+		headShift: uint(64 - 8*len(prefix)),
+		next:      new([jumpEntries]uint32),
+		greater:   new([jumpEntries]uint32),
+	}
+	for _, c := range prefix {
+		j.head = j.head<<8 | uint64(c)
 	}
 	filled := 0
 	for b1 := range 256 {
@@ -319,6 +333,18 @@ func (j *jumpTable) entry(key []byte) int {
 	return -1
 }
 
+// entryWord is entry for a key of 8 bytes or more whose first 8 are the
+// big-endian x, on a table of depth 8 or less: the chain's test and the
+// two bytes after it from one load, where entry tests the chain a byte at a
+// time. exactFile and ceilingFile start through it (entryOfWord); the batch
+// walk keeps entry.
+func (j *jumpTable) entryWord(x uint64) int {
+	if v := uint16(x >> (j.headShift - 16)); x>>j.headShift == j.head && j.next[v] != 0 {
+		return int(v)
+	}
+	return -1
+}
+
 // covers reports whether a walk of key may start from the table: key starts
 // with the chain and has the two bytes after it.
 func (j *jumpTable) covers(key []byte) bool {
@@ -332,3 +358,21 @@ func (j *jumpTable) covers(key []byte) bool {
 	}
 	return true
 }
+
+// entryOfWord is j.entryWord of key's first 8 bytes, -1 when j is nil, or
+// byteEntry when entryWord does not apply (key shorter than 8 bytes, or a
+// table deeper than 8) and the caller asks j.entry. It and entry are each
+// small enough to be inlined where exactFile and ceilingFile start; one
+// function doing both is not.
+func entryOfWord(j *jumpTable, key []byte) int {
+	if j == nil {
+		return -1
+	}
+	if len(key) < 8 || j.depth > 8 {
+		return byteEntry
+	}
+	return j.entryWord(binary.BigEndian.Uint64(key))
+}
+
+// byteEntry is entryOfWord's answer when the entry is entry's to find.
+const byteEntry = -2

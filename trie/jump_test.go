@@ -2,6 +2,7 @@ package trie
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand"
 	"testing"
 
@@ -213,6 +214,35 @@ func checkJumpEntries(t *testing.T, tj *Trie) {
 			}
 			if j.next[v] != next || j.greater[v] != greater {
 				t.Fatalf("entry %04x: table %d/%d, the steps %d/%d", v, j.next[v], j.greater[v], next, greater)
+			}
+		}
+	}
+	checkEntryWord(t, j)
+}
+
+// checkEntryWord checks that entryWord finds what entry finds for keys of 8
+// bytes on table j (when its depth allows entryWord): every value of the
+// two bytes after the chain, after the chain and after the chain with one
+// byte changed.
+func checkEntryWord(t *testing.T, j *jumpTable) {
+	t.Helper()
+	if j.depth > 8 {
+		return
+	}
+	for i := -1; i < len(j.prefix); i++ {
+		key := make([]byte, 8)
+		copy(key, j.prefix)
+		if i >= 0 {
+			key[i]++ // a key beside the chain
+		}
+		for v := range jumpEntries {
+			key[len(j.prefix)], key[len(j.prefix)+1] = byte(v>>8), byte(v)
+			key[7] ^= byte(v) // bytes past the entry's do not matter
+			if got, want := j.entryWord(binary.BigEndian.Uint64(key)), j.entry(key); got != want || entryOfWord(j, key) != want {
+				t.Fatalf("key %x: entryWord %d, entryOfWord %d, entry %d", key, got, entryOfWord(j, key), want)
+			}
+			if got := entryOfWord(j, key[:7]); got != byteEntry {
+				t.Fatalf("key %x: entryOfWord %d, not byteEntry", key[:7], got)
 			}
 		}
 	}

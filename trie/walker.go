@@ -49,7 +49,7 @@ func (w *Walker) descend(c int64) error {
 // After a hit, Payload returns the candidate's payload without decoding the
 // node again.
 func (w *Walker) Exact(key []byte) (node int64, ok bool, err error) {
-	node, ok, _, err = w.exact(key, false)
+	node, ok, _, err = w.exactFile(key, false) // walkfile.go; it hands a trie with a tail to exactWalk
 	return node, ok, err
 }
 
@@ -60,20 +60,13 @@ func (w *Walker) Exact(key []byte) (node int64, ok bool, err error) {
 // after prefix, more is true, node and ok mean nothing, and the caller runs
 // Exact on the whole key.
 func (w *Walker) ExactPrefix(prefix []byte) (node int64, ok, more bool, err error) {
-	return w.exact(prefix, true)
+	return w.exactFile(prefix, true)
 }
 
 // Payload returns the payload flags and bytes (to the end of the node's
 // segment, aliasing the source) of the node the last Exact or ExactPrefix hit
 // stopped at; it is what Trie.Payload returns for that node.
 func (w *Walker) Payload() (flags uint8, payload []byte) { return w.flags, w.payload }
-
-func (w *Walker) exact(key []byte, partial bool) (node int64, ok, more bool, err error) {
-	if w.t.src.Tail == nil {
-		return w.exactFile(key, partial) // walkfile.go
-	}
-	return w.exactWalk(key, partial)
-}
 
 // exactWalk is exact through the general decoder alone: a loop of
 // exactStep from the root. It walks tries with an early-open tail, and it is
@@ -238,6 +231,13 @@ func (w *Walker) ceilingNext(b int, greater *int64) (int64, error) {
 func (w *Walker) ceilingEnd(atKey, greater int64) (int64, int64, bool, error) {
 	if greater == none {
 		return atKey, -1, false, nil
+	}
+	if f := w.t.src.File; w.t.src.Tail == nil && uint64(greater) < uint64(len(f)) {
+		// goMinFrom's first case, a leaf with a payload (what the greater
+		// branch of hashed keys usually is), without the call.
+		if h := f[greater]; h>>4 == byte(payloadOnly) && h&0xF != 0 {
+			return atKey, greater, false, nil
+		}
 	}
 	g, err := w.goMin(greater)
 	if err != nil {

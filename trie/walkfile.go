@@ -31,10 +31,17 @@ import "encoding/binary"
 // table says, and with jump slots steps the node there from its slot
 // (jump.go, slotStep).
 func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool, err error) {
+	if w.t.src.Tail != nil {
+		return w.exactWalk(key, partial) // here, so that Exact and ExactPrefix make one call
+	}
 	f := w.t.src.File
 	pos, k := w.t.root, 0
-	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
-		pos, k = int64(j.next[v])-1, j.depth
+	j, v := w.t.jump, entryOfWord(w.t.jump, key)
+	if v == byteEntry {
+		v = j.entry(key)
+	}
+	if v >= 0 {
+		pos, k = int64(j.next[uint16(v)])-1, j.depth
 		if s := j.slot(v); s == nil {
 			w.touch ^= touchAround(f, pos)
 		} else if k < len(key) {
@@ -93,7 +100,13 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if len(seg) < ppos {
 					break
 				}
-				found := searchSparse(seg[2:2+n], b)
+				found := notIncreasing // searchNode, inlined by hand
+				if n <= maxIncreasing && b >= 0 && len(seg) >= 2+increasingSpan {
+					found = searchIncreasing((*[increasingSpan]byte)(seg[2:2+increasingSpan]), n, b)
+				}
+				if found == notIncreasing {
+					found = searchSparse(seg[2:2+n], b)
+				}
 				if found < 0 {
 					if b != eos && n != 0 {
 						flags = 0
@@ -104,10 +117,27 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					}
 					return pos, true, false, nil
 				}
-				if d := int64(sparseSlot(t, seg, n, found)); d != 0 && d <= pos {
-					pos -= d
-					continue
+				d := int64(sparseSlot(t, seg, n, found))
+				if d == 0 || d > pos {
+					break // the general step reports the bad pointer
 				}
+				pos -= d
+				// The child is most often a leaf (every child of the
+				// SPARSE_8 nodes of a hashed index is): answer it here as
+				// the loop's next turn would, which reads key[k+1] only to
+				// know the key goes on (or, for a partial key, that the
+				// walk needs more).
+				if k+1 < len(key) || !partial {
+					if uint64(pos) < uint64(len(f)) && f[pos]>>4 == byte(payloadOnly) {
+						flags := f[pos] & 0xF
+						w.flags, w.payload = flags, f[pos+1:]
+						if flags == 0 {
+							return -1, false, false, nil
+						}
+						return pos, true, false, nil
+					}
+				}
+				continue
 			case dense12, dense16, dense24:
 				if len(seg) < 3 {
 					break
@@ -337,8 +367,12 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
-	if j, v := w.t.jump, w.t.jump.entry(key); v >= 0 {
-		pos, k, greater = int64(j.next[v])-1, j.depth, int64(j.greater[v])-1
+	j, v := w.t.jump, entryOfWord(w.t.jump, key)
+	if v == byteEntry {
+		v = j.entry(key)
+	}
+	if v >= 0 {
+		pos, k, greater = int64(j.next[uint16(v)])-1, j.depth, int64(j.greater[uint16(v)])-1
 		if s := j.slot(v); s == nil {
 			w.touch ^= touchAround(f, pos)
 		} else if k < len(key) {
@@ -391,7 +425,7 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 				if len(seg) < sparseFixed(t, n) {
 					break
 				}
-				found := searchSparse(seg[2:2+n], b)
+				found := searchNode(seg, n, b)
 				next := -found - 1 // the first slot above b
 				if found >= 0 {
 					next = found + 1
