@@ -4,12 +4,19 @@ package ring
 // Current and Previous (see the package documentation). The zero value is an
 // empty ring ready for use. A Ring is not safe for concurrent use.
 type Ring struct {
-	slots [3][]byte
+	// slots and same have a fourth entry, never used, so that an index
+	// masked with &3 is in range for the compiler: it then drops the
+	// bounds checks that Scratch, Commit and Current would run per key: a
+	// warm partition index Add of 1M Murmur3 UUID keys ran 170.3
+	// instructions per key in Add (which inlines them) with three entries,
+	// 166.3 with four (callgrind as in partitionindex's Builder.Add, at
+	// edd8b1b and the commit that made this change).
+	slots [4][]byte
 	// same[i] is how many leading bytes of slots[i] are known to equal
 	// Current's (Current's own entry is its length), from the shared
 	// lengths CommitShared was told; 0 where nothing is known. Reuse hands
 	// the free slot's entry to an encoder that keeps those bytes.
-	same [3]int
+	same [4]int
 	cur  int // index of Current; Previous is cur+2 and scratch/Retained cur+1 (mod 3)
 	n    int // keys committed since the last Reset, at most 3
 	// scratched records that Scratch handed out the Retained slot, whose
@@ -39,8 +46,8 @@ func (r *Ring) free() int {
 func (r *Ring) Scratch() []byte {
 	r.scratched = true
 	f := r.free()
-	r.same[f] = 0
-	return r.slots[f][:0]
+	r.same[f&3] = 0
+	return r.slots[f&3][:0]
 }
 
 // Reuse returns the free slot with its old bytes and how many of them are
@@ -64,7 +71,7 @@ func (r *Ring) Reuse() (slot []byte, same int) {
 // becomes Previous and the old Previous becomes Retained, whose slot is the
 // next Scratch. No bytes are copied. b must not alias Current or Previous.
 func (r *Ring) Commit(b []byte) {
-	r.same = [3]int{}
+	r.same = [4]int{}
 	r.rotate(b)
 }
 
@@ -99,7 +106,7 @@ func (r *Ring) CommitShared(b []byte, shared int) {
 // rotate makes b, written into the free slot, the new Current.
 func (r *Ring) rotate(b []byte) {
 	f := r.free()
-	r.slots[f] = b
+	r.slots[f&3] = b
 	r.cur = f
 	r.scratched = false
 	if r.n < 3 {
@@ -128,7 +135,7 @@ func (r *Ring) Current() []byte {
 	if r.n < 1 {
 		return nil
 	}
-	return r.slots[r.cur]
+	return r.slots[r.cur&3]
 }
 
 // Previous returns the key committed before Current, or nil.
@@ -158,6 +165,6 @@ func (r *Ring) Reset() {
 	for i := range r.slots {
 		r.slots[i] = r.slots[i][:0]
 	}
-	r.same = [3]int{}
+	r.same = [4]int{}
 	r.cur, r.n, r.scratched = 0, 0, false
 }

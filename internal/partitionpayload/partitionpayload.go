@@ -47,6 +47,26 @@ func Append(dst []byte, hash byte, v int64) ([]byte, byte) {
 	return dst[:len(dst)-8+size], byte(FlagHasHash | (size - 1))
 }
 
+// Put writes the hash byte and position v at the start of dst and returns
+// how many bytes of dst the payload takes (2 to 9) and the header flags for
+// them. It is Append into a fixed array, for the partition index builder's
+// Murmur3 path: a store of the hash byte and one 8-byte word (the position
+// bytes at its top, the rest cut off by the returned length), with no
+// length to check and no slice header to build.
+func Put(dst *[9]byte, hash byte, v int64) (n int, flags byte) {
+	// PositionSize without its division and Append's shift without the
+	// check of its count: u's top bit is clear (v, or ^v for v < 0), so
+	// it has 1 to 64 leading zeros, lz, and the position takes
+	// size = 8 - (lz-1)/8 bytes, the top ones of v shifted left by
+	// 8*(8-size) = (lz-1) &^ 7, which the mask keeps below 64 for the
+	// compiler too.
+	u := uint64(v ^ v>>63)
+	shift := uint(bits.LeadingZeros64(u)-1) & 56
+	dst[0] = hash
+	binary.BigEndian.PutUint64(dst[1:], uint64(v)<<shift)
+	return 9 - int(shift/8), byte(FlagHasHash | (7 - shift/8))
+}
+
 // Decode reads a payload with the given flags from b (the bytes from the
 // payload position on). Flags 1..7 are the hash-less form Cassandra can
 // read but never writes. ok is false when b is too short or the flags are 0.

@@ -64,3 +64,30 @@ func TestAppend(t *testing.T) {
 		}
 	}
 }
+
+// TestPut checks the fixed-array encoder against the layout spelled out in
+// appendForTest and against Append, for a position of every size, so that
+// the builder's Murmur3 path (Put) and its other paths and the reference
+// builder (Append) write the same bytes.
+func TestPut(t *testing.T) {
+	for size := 1; size <= 8; size++ {
+		top := int64(1)<<(8*size-1) - 1 // the largest position of this size
+		if size == 8 {
+			top = math.MaxInt64
+		}
+		for _, v := range []int64{top, ^top, top >> 1, ^(top >> 1), top >> 4} {
+			var dst [9]byte
+			for i := range dst {
+				dst[i] = 0xcc // bytes Put need not write stay visible
+			}
+			n, flags := Put(&dst, 0xa5, v)
+			want, wantFlags := appendForTest(nil, 0xa5, v)
+			if string(dst[:n]) != string(want) || flags != wantFlags {
+				t.Errorf("v=%d: Put = %x flags %#x, want %x flags %#x", v, dst[:n], flags, want, wantFlags)
+			}
+			if got, gotFlags := Append(nil, 0xa5, v); string(got) != string(dst[:n]) || gotFlags != flags {
+				t.Errorf("v=%d: Append = %x flags %#x, Put %x flags %#x", v, got, gotFlags, dst[:n], flags)
+			}
+		}
+	}
+}
