@@ -45,37 +45,40 @@ func (r *Reader) keyError(key *partitioner.Key) error {
 	return fmt.Errorf("%w: index is %v, key is %v", ErrPartitioner, r.ix.part, key.Partitioner)
 }
 
-// get is Get.
+// get is Get. A Murmur3 key whose walk ends within its token prefix (every
+// key but one whose token another key shares) answers from that walk alone,
+// in one straight path: the branch for the encoded key comes after it, so a
+// hit tests the partitioner once and keeps no walk results live across the
+// encoding.
 func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
 	if err := r.checkKey(key); err != nil {
 		return 0, false, err
 	}
-	var node int64
-	var found, more bool
-	var err error
 	if key.Partitioner == partitioner.Murmur3 {
 		putTokenPrefix(&r.tok, key.Token)
-		node, found, more, err = r.walker.ExactPrefix(r.tok[:])
-		if !more && !found && err == nil {
-			return 0, false, nil // exactResult's answer for no candidate
+		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
+		if !more {
+			if !found || err != nil {
+				return 0, false, err // exactResult's answer for no candidate
+			}
+			flags, payload := r.walker.Payload()
+			if flags >= flagHasHashByte && len(payload) > 8 {
+				// exactResult's leading case, written here so that a hit
+				// makes no call after the walk.
+				// The fields HashByte reads, without copying the key for
+				// its value receiver.
+				hb := byte(key.Hash2)
+				if !key.Hashed {
+					hb = key.HashByte()
+				}
+				return hashedPosition(hb, flags, payload)
+			}
+			return exactResult(key, node, found, flags, payload, err)
 		}
 	}
-	if more || key.Partitioner != partitioner.Murmur3 {
-		r.enc = key.AppendComparable(r.enc[:0])
-		node, found, err = r.walker.Exact(r.enc)
-	}
+	r.enc = key.AppendComparable(r.enc[:0])
+	node, found, err := r.walker.Exact(r.enc)
 	flags, payload := r.walker.Payload()
-	if found && err == nil && flags >= flagHasHashByte && len(payload) > 8 {
-		// exactResult's leading case, written here so that a hit makes no
-		// call after the walk.
-		// The fields HashByte reads, without copying the key for its
-		// value receiver.
-		hb := byte(key.Hash2)
-		if !key.Hashed {
-			hb = key.HashByte()
-		}
-		return hashedPosition(hb, flags, payload)
-	}
 	return exactResult(key, node, found, flags, payload, err)
 }
 
