@@ -80,7 +80,19 @@ func (t *Trie) Root() int64 { return t.root }
 // header, 0 for the two SINGLE_NOPAYLOAD types) and the bytes from its
 // payload position to the end of its segment. The slice aliases the source;
 // the caller decodes its own format and checks its own lengths.
+//
+// A leaf in a complete file (no early-open tail) is answered here, small
+// enough to inline into the caller; any other node goes through segment
+// and nodeView (nodePayload), with the same answer for a leaf.
 func (t *Trie) Payload(pos int64) (flags uint8, payload []byte, err error) {
+	if f := t.src.File; t.src.Tail == nil && uint64(pos) < uint64(len(f)) && f[pos]>>4 == byte(payloadOnly) {
+		return f[pos] & 0xF, f[pos+1:], nil // what segment and nodeView give for a leaf
+	}
+	return t.nodePayload(pos)
+}
+
+// nodePayload is Payload for any node.
+func (t *Trie) nodePayload(pos int64) (flags uint8, payload []byte, err error) {
 	if seg, ok := t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) {
 		return seg[0] & 0xF, seg[1:], nil // a leaf, the usual case: what nodeView decodes for it
 	}
