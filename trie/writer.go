@@ -319,7 +319,7 @@ func (w *Writer) growList(p int32, leaf bool) *node {
 	if n.class == 0 {
 		class := uint8(1)
 		if leaf {
-			class = w.firstLeafClass(p)
+			class = w.firstLeafClass()
 		}
 		n.list, n.class = w.lists.alloc(class), class
 		return n
@@ -338,11 +338,12 @@ func (w *Writer) growList(p int32, leaf bool) *node {
 	return n
 }
 
-// firstLeafClass is the class of the first list of node p, the top of the
-// stack, whose first child is a leaf: room for as many children as its
-// previous sibling has (at least 2), when that is a pending node, else for
-// 2. Siblings are alike: in a Murmur3 index both are nodes below two token
-// bytes that gather about fifteen leaves at a million keys (a first list of
+// firstLeafClass is the class of the first list of the node on top of the
+// stack (the only node AddShared adds a leaf to, so growList(p, true) is
+// never asked for another), whose first child is a leaf: room for as many
+// children as its previous sibling has (at least 2), when that is a pending
+// node, else for 2. Siblings are alike: in a Murmur3 index both are nodes
+// below two token bytes that gather about fifteen leaves at a million keys (a first list of
 // 4 refs moved to 32 on most of them); in a small ByteOrdered index the
 // nodes two bytes down have about 60 children and most of those below them
 // one or two (whose siblings are leaves), so one fixed first size either
@@ -352,9 +353,9 @@ func (w *Writer) growList(p int32, leaf bool) *node {
 // with doubling growth 63.2, and 678.0 instructions per warm Murmur3 Add
 // (the driver of childLists' comment); with this rule and 2 refs without a
 // sibling 57.2 B/key and 671.2 instructions (at the commit that added it).
-func (w *Writer) firstLeafClass(p int32) uint8 {
+func (w *Writer) firstLeafClass() uint8 {
 	d := len(w.stack)
-	if d < 2 || w.stack[d-1] != p {
+	if d < 2 {
 		return 2 | leafList
 	}
 	parent := &w.nodes[w.stack[d-2]]
