@@ -59,7 +59,7 @@ func (r *Reader) get(key *partitioner.Key) (int64, bool, error) {
 		node, found, more, err := r.walker.ExactPrefix(r.tok[:])
 		if !more {
 			if !found || err != nil {
-				return 0, false, err // exactResult's answer for no candidate
+				return 0, false, err // exactResult's answer for no candidate or an error
 			}
 			flags, payload := r.walker.Payload()
 			if flags >= flagHasHashByte && len(payload) > 8 {

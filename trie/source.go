@@ -81,9 +81,10 @@ func (t *Trie) Root() int64 { return t.root }
 // payload position to the end of its segment. The slice aliases the source;
 // the caller decodes its own format and checks its own lengths.
 //
-// A leaf in a complete file (no early-open tail) is answered here, small
-// enough to inline into the caller; any other node goes through segment
-// and nodeView (nodePayload), with the same answer for a leaf.
+// A leaf in a complete file (no early-open tail) is answered here, without
+// segment's tail and end checks; any other node goes through segment and
+// nodeView (nodePayload), with the same answer for a leaf. (Payload is not
+// inlined: the call to nodePayload keeps it over the inlining budget.)
 func (t *Trie) Payload(pos int64) (flags uint8, payload []byte, err error) {
 	if f := t.src.File; t.src.Tail == nil && uint64(pos) < uint64(len(f)) && f[pos]>>4 == byte(payloadOnly) {
 		return f[pos] & 0xF, f[pos+1:], nil // what segment and nodeView give for a leaf
