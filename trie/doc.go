@@ -206,10 +206,12 @@
 //	  -> written                                    in a page that holds it)
 //	written -> free     release (in write, at once) (Java's garbage collector, once the
 //	                                                parent is written)
-//	leaf: -> open       AddShared                   a childless node added in Base.add
-//	leaf: open ->       nothing (AddShared clears   PageAware.complete(Node) of a leaf: its
-//	  closed            openLeaf)                   nodeSize, branchSize 0, C and B false
-//	leaf: open ->       promoteLeaf (AddShared,     the same node getting its first child
+//	leaf: -> open       AddShared's fast path, or   a childless node added in Base.add
+//	                    addPath
+//	leaf: open ->       nothing (the next leaf      PageAware.complete(Node) of a leaf: its
+//	  closed            opens, or addPath clears    nodeSize, branchSize 0, C and B false
+//	                    openLeaf)
+//	leaf: open ->       promoteLeaf (addPath,       the same node getting its first child
 //	  promoted          the next key extends it)
 //	leaf: closed ->     appendLeafSlot (write,      as for a node
 //	  written -> free   layoutChildren)

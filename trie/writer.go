@@ -150,6 +150,16 @@ type Writer struct {
 	// the top of the stack (it is open: the next key may extend it, and
 	// promoteLeaf then turns it into a node).
 	openLeaf bool
+	// siblingLeafMax is AddShared's fast path test (see there): while the
+	// leaf is open, the longest payload a leaf holds on this page size
+	// (leafMax), so that a sibling key whose payload is at most this long
+	// ends in a leaf beside it; -1 otherwise (no open leaf, after Complete,
+	// or noSiblingPath), which no payload length passes.
+	siblingLeafMax int
+	// leafMax is the longest payload of a key that ends in a leaf:
+	// maxLeafPayload, or less on a page too small for the leaf (see
+	// closeLeaf).
+	leafMax int
 	// Payloads longer than a node holds, and the free slots among them.
 	bigPayloads [][]byte
 	bigFree     []int32
@@ -169,6 +179,9 @@ type Writer struct {
 	// for every node, for TestLeafNodePass, which compares them with
 	// closeSingle's, writeShallow's and writeLeafNode's.
 	noFastPaths bool
+	// noSiblingPath keeps siblingLeafMax at -1, so that every key goes
+	// through addPath, for TestSiblingLeafPath, which compares the two.
+	noSiblingPath bool
 
 	// Scratch reused by the explicit-stack traversals in layout.go.
 	writeFrames  []writeFrame
@@ -237,6 +250,9 @@ func (w *Writer) Reset(sink io.Writer, opts Options) {
 	w.freeNode = 0
 	w.lists.reset()
 	w.openLeaf = false
+	w.siblingLeafMax = -1
+	// 1+len(payload) < pageSize: a leaf and its header fit a page.
+	w.leafMax = int(min(int64(maxLeafPayload), w.pageSize-2))
 	w.bigFree = w.bigFree[:0]
 	for i := range w.bigPayloads {
 		w.bigFree = append(w.bigFree, int32(i))
@@ -516,75 +532,71 @@ func (w *Writer) Add(key []byte, flags byte, payload []byte) error {
 // count comes from a comparison of these very bytes. For the first key
 // there is no previous key, and shared is not read.
 func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) error {
-	if w.openLeaf && shared+1 == len(key) && shared+1 == len(w.prevKey) &&
-		key[shared] > w.prevKey[shared] && len(payload) <= maxLeafPayload &&
-		int64(1+len(payload)) < w.pageSize {
-		// The common case, most keys of a partition index: a sibling of
-		// the previous key's leaf, one byte past the shared prefix. That
-		// leaf closes as it is and nothing on the stack changes, so all
-		// there is to do is the new leaf below (what addPath does in this
-		// case, without its loops). It writes no bytes, so it leaves a
-		// full buffer to the next call that does (addPath flushes before
-		// it writes): the buffer is bounded all the same, and this path
-		// does not read it.
-		if invariants.Enabled {
-			w.checkShared(key, shared)
+	// The common case, most keys of a partition index: a sibling of the
+	// previous key's open leaf, one byte past the shared prefix, with a
+	// payload that makes it a leaf too (siblingLeafMax is -1 unless the
+	// leaf is open), and room for it in the list of the top of the stack.
+	// The open leaf closes as it is and nothing on the stack changes, so
+	// all there is to do is the new leaf. This path makes no call, so
+	// that AddShared keeps its arguments in registers instead of saving
+	// them across one; everything else is addPath's, called last. A warm
+	// build of 1M Murmur3 UUID keys took 114.7 instructions per key in
+	// AddShared and 15.9 in addPath when this path ended in the leaf add
+	// that both shared, with its call of growList (at 723c8c8), and 92.8
+	// and 29.4 with this one (the commit that made this change; by
+	// callgrind, the driver of partitionindex.Builder.Add's comment). It
+	// writes no bytes, so it leaves a full buffer to the next call that
+	// does (addPath flushes before it writes): the buffer is bounded all
+	// the same, and this path does not read it.
+	if len(payload) <= w.siblingLeafMax && shared+1 == len(key) && len(key) == len(w.prevKey) &&
+		key[shared] > w.prevKey[shared] {
+		n := &w.nodes[w.stack[len(w.stack)-1]]
+		if n.nkids < leafCap[n.class] {
+			if invariants.Enabled {
+				w.checkSibling(n, key, shared)
+			}
+			// Manually inlined version of addPath's leaf add, without
+			// its growList (there is room); TestSiblingLeafPath ties
+			// the two.
+			off := n.list + int32(n.nkids)
+			n.nkids++
+			*w.lists.at(off) = leafRef(key[shared], 1+len(payload))
+			s := w.lists.leaf(off)
+			s[0] = byte(payloadOnly)<<4 | flags&0xF
+			switch n := len(payload); { // copy(s[1:], payload), as there
+			case n >= 8:
+				binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
+				binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
+			case n >= 4:
+				binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
+				binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
+			default:
+				for k, c := range payload {
+					s[1+k] = c
+				}
+			}
+			w.prevKey = key
+			w.count++
+			return nil
 		}
-	} else if leaf, err := w.addPath(key, shared, flags, payload); !leaf {
-		return err
 	}
-	// The key ends in a leaf below the top of the stack: its ref, and its
-	// header and payload in the slot beside the ref. This is the one leaf
-	// add, here rather than in a function of its own that both paths
-	// call, because that call cost a warm build of 1M Murmur3 UUID keys
-	// 643.8 instructions per key instead of 628.3 (Add, Reset and
-	// Complete: the difference of three builds and one under
-	// valgrind --tool=cachegrind, at 204a961 and the commit that made
-	// this change).
-	p := w.stack[len(w.stack)-1]
-	n := &w.nodes[p]
-	if n.nkids >= leafCap[n.class] {
-		n = w.growList(p, true)
-	}
-	off := n.list + int32(n.nkids)
-	n.nkids++
-	*w.lists.at(off) = leafRef(key[len(key)-1], 1+len(payload))
-	s := w.lists.leaf(off)
-	s[0] = byte(payloadOnly)<<4 | flags&0xF
-	// copy(s[1:], payload) without the call: two overlapping words cover
-	// any length from 8 to 15 (a partition index payload is 2 to 9 bytes).
-	switch n := len(payload); {
-	case n >= 8:
-		binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
-		binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
-	case n >= 4:
-		binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
-		binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
-	default:
-		for k, c := range payload {
-			s[1+k] = c
-		}
-	}
-	w.prevKey = key
-	w.count++
-	return nil
+	return w.addPath(key, shared, flags, payload)
 }
 
-// addPath is AddShared but for the common case: it checks the key, closes
-// the nodes below the shared prefix and opens the nodes of key's new bytes
-// but the last. It reports whether key ends in a leaf (len(payload) <=
-// maxLeafPayload, and it fits a page; closeLeaf has why a childless node
-// that does needs nothing else), which AddShared then adds below the top
-// of the stack; otherwise it has added the key itself, or refused it.
-func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) (leaf bool, err error) {
+// addPath is AddShared but for its fast path: it checks the key, closes
+// the nodes below the shared prefix, opens the nodes of key's new bytes
+// and adds the key, in a leaf below the top of the stack (len(payload) <=
+// leafMax; closeLeaf has why a childless node that does needs nothing
+// else) or in a node of its own.
+func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) error {
 	if w.done {
-		return false, ErrFinished
+		return ErrFinished
 	}
 	if w.hasPrev {
 		prev := w.prevKey
 		if shared < 0 || shared > len(prev) || shared >= len(key) ||
 			(shared < len(prev) && key[shared] <= prev[shared]) {
-			return false, w.orderError(key)
+			return w.orderError(key)
 		}
 		if invariants.Enabled {
 			w.checkShared(key, shared)
@@ -594,14 +606,14 @@ func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) (le
 	}
 	if w.out.Full() {
 		if err := w.Flush(); err != nil {
-			return false, err
+			return err
 		}
 	}
 
 	if w.openLeaf {
 		// The previous key's leaf closes as it is (nothing to do: its ref
 		// holds all its parent needs), unless this key extends it.
-		w.openLeaf = false
+		w.openLeaf, w.siblingLeafMax = false, -1
 		if shared == len(w.prevKey) {
 			w.promoteLeaf()
 		}
@@ -625,20 +637,51 @@ func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) (le
 			w.stack = append(w.stack, child)
 			parent = child
 		}
-		if len(payload) <= maxLeafPayload && int64(1+len(payload)) < w.pageSize {
+		if len(payload) <= w.leafMax {
+			// The key ends in a leaf below parent, the top of the stack:
+			// its ref, and its header and payload in the slot beside the
+			// ref. This is the one leaf add; AddShared's fast path holds
+			// a manually inlined copy of it (a change here goes there
+			// too), which TestSiblingLeafPath ties to it.
+			n := &w.nodes[parent]
+			if n.nkids >= leafCap[n.class] {
+				n = w.growList(parent, true)
+			}
+			off := n.list + int32(n.nkids)
+			n.nkids++
+			*w.lists.at(off) = leafRef(suffix[len(suffix)-1], 1+len(payload))
+			s := w.lists.leaf(off)
+			s[0] = byte(payloadOnly)<<4 | flags&0xF
+			// copy(s[1:], payload) without the call: two overlapping
+			// words cover any length from 8 to 15 (a partition index
+			// payload is 2 to 9 bytes).
+			switch n := len(payload); {
+			case n >= 8:
+				binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
+				binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
+			case n >= 4:
+				binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
+				binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
+			default:
+				for k, c := range payload {
+					s[1+k] = c
+				}
+			}
 			w.openLeaf = true
-			w.hasPrev = true
-			return true, nil
+			if !w.noSiblingPath {
+				w.siblingLeafMax = w.leafMax
+			}
+		} else {
+			child := w.newNode()
+			w.addChild(parent, pendingRef(suffix[len(suffix)-1], child))
+			w.stack = append(w.stack, child)
+			w.setNodePayload(child, flags, payload)
 		}
-		child := w.newNode()
-		w.addChild(parent, pendingRef(suffix[len(suffix)-1], child))
-		w.stack = append(w.stack, child)
-		w.setNodePayload(child, flags, payload)
 	}
 	w.prevKey = key
 	w.hasPrev = true
 	w.count++
-	return false, nil
+	return nil
 }
 
 // checkShared panics if the previous key does not share exactly shared
@@ -648,6 +691,19 @@ func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) (le
 func (w *Writer) checkShared(key []byte, shared int) {
 	if c := commonPrefix(w.prevKey, key); c != shared {
 		panic(fmt.Sprintf("trie: AddShared told %d shared bytes, key %x shares %d with %x", shared, key, c, w.prevKey))
+	}
+}
+
+// checkSibling panics unless AddShared's fast path holds (invariants
+// tag): the previous key ends in the open leaf, the last child of n, the
+// top of the stack, and shares exactly shared bytes with key.
+func (w *Writer) checkSibling(n *node, key []byte, shared int) {
+	w.checkShared(key, shared)
+	if !w.openLeaf || w.done || n != &w.nodes[w.stack[len(w.stack)-1]] || n.nkids == 0 {
+		panic(fmt.Sprintf("trie: sibling leaf %x without an open leaf on top of the stack", key))
+	}
+	if r := *w.lists.at(n.list + int32(n.nkids) - 1); !r.leaf() || r.transition() != w.prevKey[shared] {
+		panic(fmt.Sprintf("trie: sibling leaf %x: the top's last child is not the open leaf of %x", key, w.prevKey))
 	}
 }
 
@@ -665,6 +721,7 @@ func (w *Writer) orderError(key []byte) error {
 func (w *Writer) Complete() (int64, error) {
 	if !w.done {
 		w.flushErr = nil
+		w.siblingLeafMax = -1 // writeRemaining closes the open leaf
 		w.writeRemaining()
 		w.done = true
 		w.prevKey = nil
