@@ -140,7 +140,7 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	}
 	// A Murmur3 key, most indexes', goes from here to the trie in this one
 	// function, token first (murmur3.go): Add's checks and bookkeeping,
-	// addScratch's work and addPending's, because each call on the way
+	// addTokenFirst's work and addPending's, because each call on the way
 	// costs ten instructions per key or more. A warm Add of 1M Murmur3
 	// UUID keys (workload.MurmurUUID) took 611.5 instructions through Add,
 	// addMurmur3 and addPending (at ffafb13), 547.5 in this one function
@@ -151,61 +151,137 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	// //go:noinline wrapper addOne of Add; GODEBUG=asyncpreemptoff=1
 	// GOGC=off valgrind --tool=callgrind --toggle-collect='*addOne'; self
 	// instructions summed per function over the second of two builds,
-	// divided by the key count).
+	// divided by the key count). Since then the hand-over to the trie is
+	// the last thing Add does, so that nothing at all is held across it:
+	// the key's slot, the ring and the bookkeeping come first, which is
+	// safe only because the trie cannot refuse the key here (below). Add's
+	// own instructions per key were 166.3 with the hand-over in the middle
+	// (at 723c8c8) and 158.3 with it last, the fixed-size moves below for
+	// keys of up to 32 bytes (16 before) and EntryOK (the commit that made
+	// this change); for 1M text keys of 1 to 32 bytes (bti gen --kind text
+	// --count 1000000 --seed 1 --partitioner murmur3) 185.3 and 158.3, and
+	// runtime.memmove's 17.3 and 3.0.
+	//
+	// Everything else takes addTokenFirst, the general path: the first
+	// key, a token not above the pending key's (equal, or refused), an
+	// entry CheckEntry may refuse, a key without its hash computed, one
+	// longer than room or a slot without room for it, and a full output
+	// buffer, which addTokenFirst's trie call hands to the sink before
+	// anything changes. Off those, the trie cannot refuse the key (it is
+	// not finished, the key follows its last one, and it has no full
+	// buffer to hand over), so Add may change everything first.
+	const prefix = bytecomparable.LongTokenPrefixLen
+	const room = 32 // raw bytes the fixed-size moves take
+	raw := key.Raw
+	if b.finishing || !b.hasLast || key.Token <= b.lastToken || !key.Hashed || len(raw) > room ||
+		b.out.Full() || !partitionfile.EntryOK(b.opts.Partitioner, key, position) {
+		return b.addTokenFirst(key, position)
+	}
+	enc := b.keys.Scratch()
+	if cap(enc) < bytecomparable.MaxLongTokenKeyLen(room) {
+		return b.addTokenFirst(key, position)
+	}
+	// The token-first form, 40 <token: 8 bytes> <raw key bytes>, written
+	// into a slot with room for the whole encoding of any key up to room
+	// bytes (every slot after its first key), so that completing it stays
+	// in place: the raw bytes in two overlapping moves of a fixed size.
+	s := (*[prefix + room]byte)(enc[:prefix+room])
+	bytecomparable.AppendLongTokenPrefix(s[:0], key.Token)
+	switch n := len(raw); {
+	case n >= 16:
+		*(*[16]byte)(s[prefix:]) = [16]byte(raw)
+		*(*[16]byte)(s[prefix+n-16:]) = [16]byte(raw[n-16:])
+	case n >= 8:
+		*(*[8]byte)(s[prefix:]) = [8]byte(raw)
+		*(*[8]byte)(s[prefix+n-8:]) = [8]byte(raw[n-8:])
+	case n >= 4:
+		*(*[4]byte)(s[prefix:]) = [4]byte(raw)
+		*(*[4]byte)(s[prefix+n-4:]) = [4]byte(raw[n-4:])
+	default:
+		for i, c := range raw {
+			s[prefix+i] = c
+		}
+	}
+	enc = enc[:prefix+len(raw)]
+	diff := tokenDiffPoint(key.Token, b.lastToken)
+	if invariants.Enabled {
+		b.checkTokenCut(diff)
+	}
+	// Manually inlined version of addPending(b.keys.Current(), diff) (as
+	// addTokenFirst calls it), with the trie call moved last
+	// (TestMurmur3PathIsScratchPath ties the two). The payload goes into
+	// the fixed array with Put, addPending's Append without the append
+	// (TestPut ties the two): Add's own instructions per key were 177.0
+	// with Append, 170.3 with Put (the measure above, at 4adb3e1 and the
+	// commit that made this change).
+	prev := b.keys.Current()
+	n, flags := partitionpayload.Put(&b.payload, b.lastHash, b.lastPos)
+	cut, shared := prev[:min(max(diff, b.lastDiff), len(prev))], b.lastDiff-1
+	b.lastDiff = diff
+	// The pending key's slot is now the trie's last key, read by the next
+	// call only after the trie has taken it; the slot Commit frees held
+	// the trie's previous last key, which the trie reads during this call
+	// and nothing writes before the next Add.
+	b.keys.Commit(enc)
+	b.previousRaw, b.pendingRaw = b.pendingRaw, true
+	b.lastToken = key.Token
+	b.lastHash = byte(key.Hash2) // accepted's, for a hashed key after the first
+	b.lastPos = position
+	b.count++
+	err := b.trie.AddShared(cut, shared, flags, b.payload[:n])
+	if invariants.Enabled && err != nil {
+		panic(fmt.Sprintf("partitionindex: the trie refused a key Add had checked: %v", err))
+	}
+	return err
+}
+
+// tokenDiffPoint is the 1-based diff point of the encodings of two Murmur3
+// keys with different tokens: byte 0 is the separator and token byte j is
+// byte 1+j, so 2+j for the first token byte j that differs.
+func tokenDiffPoint(token, other int64) int {
+	return 2 + bits.LeadingZeros64(uint64(token^other))/8
+}
+
+// checkTokenCut panics if the pending key's cut, at the larger of diff and
+// its diff point with its predecessor, reaches past the token while its
+// slot holds only the token encoded (invariants tag): a cut reaches past
+// the token only where a diff point does, next to an equal token, and the
+// pending key was completed then.
+func (b *Builder) checkTokenCut(diff int) {
+	if b.pendingRaw && max(diff, b.lastDiff) > bytecomparable.LongTokenPrefixLen {
+		panic(fmt.Sprintf("partitionindex: cutting %d bytes of a key whose slot holds only its token encoded", max(diff, b.lastDiff)))
+	}
+}
+
+// addTokenFirst is Add's general path for a Murmur3 key (see Add): the
+// checks, equal tokens (addSameToken), the pending key to the trie
+// (addPending), and the key's token-first form into the ring, with room
+// for the encoding of any key up to Add's room bytes, so that the next
+// keys take Add's common path. Add holds a manually inlined copy of its
+// common case.
+func (b *Builder) addTokenFirst(key *partitioner.Key, position int64) error {
 	if b.finishing {
 		return ErrFinished
 	}
 	if err := b.checkEntry(key, position); err != nil {
 		return err
 	}
-	const prefix = bytecomparable.LongTokenPrefixLen
 	if b.hasLast {
 		if key.Token <= b.lastToken {
 			return b.addSameToken(key, position) // or refuse it
 		}
-		// Byte 0 is the separator; token byte j is byte 1+j, the 1-based
-		// diff point 2+j.
-		diff := 2 + bits.LeadingZeros64(uint64(key.Token^b.lastToken))/8
-		// A cut reaches past the token only where a diff point does, next
-		// to an equal token, and the pending key was completed then.
-		if invariants.Enabled && b.pendingRaw && max(diff, b.lastDiff) > prefix {
-			panic(fmt.Sprintf("partitionindex: cutting %d bytes of a key whose slot holds only its token encoded", max(diff, b.lastDiff)))
+		diff := tokenDiffPoint(key.Token, b.lastToken)
+		if invariants.Enabled {
+			b.checkTokenCut(diff)
 		}
-		// Manually inlined version of addPending(b.keys.Current(), diff),
-		// before the key is written, so that its slot is not held across
-		// the call (TestMurmur3PathIsScratchPath ties the two).
-		// The payload goes into the fixed array with Put, addPending's
-		// Append without the append (TestPut ties the two): Add's own
-		// instructions per key were 177.0 with Append, 170.3 with Put (the
-		// measure above, at 4adb3e1 and the commit that made this change).
-		prev := b.keys.Current()
-		n, flags := partitionpayload.Put(&b.payload, b.lastHash, b.lastPos)
-		err := b.trie.AddShared(prev[:min(max(diff, b.lastDiff), len(prev))], b.lastDiff-1, flags, b.payload[:n])
-		if err != nil {
+		if err := b.addPending(b.keys.Current(), diff); err != nil {
 			return err
 		}
-		b.lastDiff = diff
 	}
-	// The token-first form, 40 <token: 8 bytes> <raw key bytes>, with room
-	// for the whole encoding, so that completing it stays in place. A key
-	// of 8 to 16 bytes (a UUID is 16) in a slot with room for the encoding
-	// of any of them (every slot after its first key) is written into a
-	// fixed 25 bytes without a check, its raw bytes in two overlapping
-	// words: Add's own instructions per key were 189.0 with a Grow for
-	// every key, 177.0 with this (the measure above, at b2bc3b8 and the
-	// commit that made this change).
-	const room = 16 // raw bytes the fixed write takes
-	enc := b.keys.Scratch()
-	if raw, n := key.Raw, len(key.Raw); n >= 8 && n <= room && cap(enc) >= bytecomparable.MaxLongTokenKeyLen(room) {
-		s := (*[prefix + room]byte)(enc[:prefix+room])
-		bytecomparable.AppendLongTokenPrefix(s[:0], key.Token)
-		*(*[8]byte)(s[prefix:]) = [8]byte(raw)
-		*(*[8]byte)(s[prefix+n-8:]) = [8]byte(raw[n-8:])
-		enc = enc[:prefix+n]
-	} else {
-		enc = slices.Grow(enc, max(bytecomparable.MaxLongTokenKeyLen(n), bytecomparable.MaxLongTokenKeyLen(room)))
-		enc = append(bytecomparable.AppendLongTokenPrefix(enc, key.Token), raw...)
-	}
+	const room = 32 // Add's
+	n := len(key.Raw)
+	enc := slices.Grow(b.keys.Scratch(), max(bytecomparable.MaxLongTokenKeyLen(n), bytecomparable.MaxLongTokenKeyLen(room)))
+	enc = append(bytecomparable.AppendLongTokenPrefix(enc, key.Token), key.Raw...)
 	b.keys.Commit(enc)
 	b.previousRaw, b.pendingRaw = b.pendingRaw, true
 	b.lastToken = key.Token
@@ -238,8 +314,9 @@ func (b *Builder) addOther(key *partitioner.Key, position int64) error {
 
 // accepted records key, at position, as the pending key once Add has put
 // it in the ring: what its payload needs, and for the first key its raw
-// bytes for the footer. It is small enough to be inlined in both paths of
-// Add.
+// bytes for the footer. It is small enough to be inlined in addOther and
+// addTokenFirst; Add's common path, for a hashed key after the first,
+// writes out its first case.
 func (b *Builder) accepted(key *partitioner.Key, position int64) {
 	if b.hasLast && key.Hashed {
 		b.lastHash = byte(key.Hash2) // HashByte without copying the key
@@ -283,6 +360,9 @@ func (b *Builder) Check(key *partitioner.Key) error {
 }
 
 func (b *Builder) checkEntry(key *partitioner.Key, position int64) error {
+	if partitionfile.EntryOK(b.opts.Partitioner, key, position) {
+		return nil
+	}
 	return partitionfile.CheckEntry(b.opts.Partitioner, b.count, key, position)
 }
 

@@ -488,3 +488,34 @@ func TestFaultCompleteBurst(t *testing.T) {
 
 // seededRand returns a deterministic generator.
 func seededRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b9)) }
+
+// TestFaultFullBufferMurmur3 pins what lets Add's Murmur3 common path hand
+// the trie its key last, after the builder's own state has changed: a
+// full output buffer takes addTokenFirst, whose trie call hands it to the
+// sink before anything changes. 20,000 UUID-sized keys on 64-byte pages
+// (which the trie writes as the keys go in; on 4096-byte pages it would
+// hold all of them until Complete) fill the buffer during Add twice; each
+// write fails once, whole and short, on both paths.
+func TestFaultFullBufferMurmur3(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 3))
+	raws := make([][]byte, 20000)
+	for i := range raws {
+		raws[i] = randomBytesN(r, 16, nil)
+	}
+	s := newOrderedInput("murmur3-full", partitioner.Murmur3, 64, r, raws)
+	for _, path := range buildpath.All {
+		writes := countWrites(t, s, path, false)
+		w := &faultWriter{}
+		b := newPathBuilder(w, s.opts(), path)
+		for i := range s.keys {
+			require.NoError(t, addRaw(b, s.keys[i], s.pos[i]))
+		}
+		require.GreaterOrEqual(t, w.calls, 2, "%v: the buffer is handed over during Add, not only by Complete", path)
+		for _, short := range []bool{false, true} {
+			for n := 1; n <= writes; n++ {
+				stopAfterFailedWrite(t, s, path, false, short, n)
+				retryFailedWrite(t, s, path, false, short, n)
+			}
+		}
+	}
+}

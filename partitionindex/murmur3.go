@@ -5,7 +5,8 @@ import (
 	"github.com/bti-go/bti/partitioner"
 )
 
-// The scratch path for Murmur3 keys, token first (Builder.Add).
+// The scratch path for Murmur3 keys, token first (Builder.Add, and
+// addTokenFirst off its common path).
 //
 // A Murmur3 key encodes as
 //

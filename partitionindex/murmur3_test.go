@@ -88,21 +88,29 @@ func TestMurmur3TokenCollisions(t *testing.T) {
 	}
 }
 
-// TestMurmur3PathIsScratchPath ties Add's Murmur3 path, which holds
-// manually inlined copies of addScratch's and addPending's work, to the
-// general path those functions take (addOther, given a Murmur3 key):
-// both must write the same bytes for keys with colliding tokens and for
-// random ones, with positions of every payload size, and refuse the same
-// keys with the same error.
+// TestMurmur3PathIsScratchPath ties Add's Murmur3 path, which holds a
+// manually inlined copy of addTokenFirst's and addPending's work with the
+// trie call moved last, to addTokenFirst alone and to the general path
+// (addOther, given a Murmur3 key): all three must write the same bytes
+// for keys with colliding tokens and for random ones of 0 to 40 bytes
+// (each size of Add's fixed-size moves, and past them), some without
+// their hash computed, with positions of every payload size, across full
+// output buffers (the 30,000-key sets), and refuse the same keys with the
+// same error.
 func TestMurmur3PathIsScratchPath(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 50, 3000} {
+	for _, n := range []int{1, 2, 3, 50, 3000, 30000} {
 		r := rand.New(rand.NewPCG(uint64(n), 22))
-		keys := collidingKeys(r, n)
+		keys := collidingKeys(r, min(n, 3000))
 		for range n {
-			keys = append(keys, partitioner.Murmur3.Decorate(randomBytes(r, 0, 20, nil)))
+			keys = append(keys, partitioner.Murmur3.Decorate(randomBytes(r, 0, 40, nil)))
 		}
 		slices.SortFunc(keys, partitioner.Compare)
 		keys = slices.CompactFunc(keys, func(a, b partitioner.Key) bool { return partitioner.Compare(a, b) == 0 })
+		for j := range keys {
+			if r.IntN(8) == 0 {
+				keys[j].Hashed, keys[j].Hash2 = false, 0 // HashByte computes it
+			}
+		}
 		pos := make([]int64, len(keys))
 		for j := range pos {
 			pos[j] = r.Int64N(1<<62) >> r.IntN(63)
@@ -111,9 +119,9 @@ func TestMurmur3PathIsScratchPath(t *testing.T) {
 			}
 		}
 		for _, pageSize := range []int{0, 64} {
-			var files [2][]byte
-			var metas [2]Metadata
-			for i, add := range []func(*Builder, *partitioner.Key, int64) error{(*Builder).Add, (*Builder).addOther} {
+			var files [3][]byte
+			var metas [3]Metadata
+			for i, add := range []func(*Builder, *partitioner.Key, int64) error{(*Builder).addOther, (*Builder).Add, (*Builder).addTokenFirst} {
 				var buf bytes.Buffer
 				b := NewBuilder(&buf, Options{PageSize: pageSize})
 				for j := range keys {
@@ -129,8 +137,10 @@ func TestMurmur3PathIsScratchPath(t *testing.T) {
 				require.NoError(t, err)
 				files[i] = buf.Bytes()
 			}
-			require.Equal(t, metas[1], metas[0], "n=%d page=%d", n, pageSize)
-			require.Equal(t, files[1], files[0], "n=%d page=%d: the Murmur3 path and the scratch path must write identical files", n, pageSize)
+			for i := 1; i < 3; i++ {
+				require.Equal(t, metas[0], metas[i], "n=%d page=%d path %d", n, pageSize, i)
+				require.Equal(t, files[0], files[i], "n=%d page=%d: the Murmur3 paths (%d) and the scratch path must write identical files", n, pageSize, i)
+			}
 		}
 	}
 }

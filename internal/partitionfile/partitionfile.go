@@ -45,6 +45,14 @@ func CheckEntry(p partitioner.Partitioner, index int64, key *partitioner.Key, po
 	return &indexfile.KeyError{Err: reason, Index: index, Key: slices.Clone(key.Raw), Pos: position}
 }
 
+// EntryOK reports whether CheckEntry accepts the entry (returns nil), in
+// a test small enough to be inlined: a writer's fast path asks it first
+// and calls CheckEntry only for an entry it may refuse.
+// TestEntryOKIsCheckEntry ties the two.
+func EntryOK(p partitioner.Partitioner, key *partitioner.Key, position int64) bool {
+	return key.Partitioner == p && len(key.Raw) <= partitioner.MaxKeyLength && position != indexfile.NotFound
+}
+
 // OrderError is the error for a key that does not sort after prevRaw, the
 // raw bytes of the writer's last key.
 func OrderError(index int64, prevRaw []byte, key *partitioner.Key, position int64) error {

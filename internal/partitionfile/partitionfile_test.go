@@ -3,8 +3,11 @@ package partitionfile
 import (
 	"bytes"
 	"encoding/hex"
+	"math"
 	"testing"
 
+	"github.com/bti-go/bti/internal/indexfile"
+	"github.com/bti-go/bti/partitioner"
 	"github.com/bti-go/bti/trie"
 )
 
@@ -59,5 +62,26 @@ func TestEarlyOpenWaitsForAllThree(t *testing.T) {
 	}
 	if ok, _ := e.Request(&tw, 0, nil, nil, 0, 0, nil); ok {
 		t.Error("a view was taken with no new key in the trie")
+	}
+}
+
+// TestEntryOKIsCheckEntry ties EntryOK, the inlined test in front of
+// CheckEntry, to CheckEntry: true exactly where CheckEntry returns nil,
+// at each edge of what it refuses (partitioner, key length, position).
+func TestEntryOKIsCheckEntry(t *testing.T) {
+	long := make([]byte, partitioner.MaxKeyLength+1)
+	for _, p := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+		for _, kp := range []partitioner.Partitioner{partitioner.Murmur3, partitioner.ByteOrdered, partitioner.Random} {
+			for _, raw := range [][]byte{nil, {}, {1}, long[:partitioner.MaxKeyLength], long} {
+				for _, pos := range []int64{0, 1, -1, math.MaxInt64, math.MinInt64 + 1, indexfile.NotFound} {
+					key := kp.Decorate(raw)
+					ok := EntryOK(p, &key, pos)
+					err := CheckEntry(p, 7, &key, pos)
+					if ok != (err == nil) {
+						t.Errorf("%v index, %v key of %d bytes, position %d: EntryOK %v, CheckEntry %v", p, kp, len(raw), pos, ok, err)
+					}
+				}
+			}
+		}
 	}
 }
