@@ -543,8 +543,9 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	// build of 1M Murmur3 UUID keys took 114.7 instructions per key in
 	// AddShared and 15.9 in addPath when this path ended in the leaf add
 	// that both shared, with its call of growList (at 723c8c8), and 92.8
-	// and 29.4 with this one (the commit that made this change; by
-	// callgrind, the driver of partitionindex.Builder.Add's comment). It
+	// and 29.4 with this one (fa6df08; by callgrind, the driver of
+	// partitionindex.Builder.Add's comment), 91.2 and 29.3 with the payload
+	// copied by putLeafPayload (the commit that added it). It
 	// writes no bytes, so it leaves a full buffer to the next call that
 	// does (addPath flushes before it writes): the buffer is bounded all
 	// the same, and this path does not read it.
@@ -563,18 +564,7 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 			*w.lists.at(off) = leafRef(key[shared], 1+len(payload))
 			s := w.lists.leaf(off)
 			s[0] = byte(payloadOnly)<<4 | flags&0xF
-			switch n := len(payload); { // copy(s[1:], payload), as there
-			case n >= 8:
-				binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
-				binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
-			case n >= 4:
-				binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
-				binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
-			default:
-				for k, c := range payload {
-					s[1+k] = c
-				}
-			}
+			putLeafPayload(s, payload)
 			w.prevKey = key
 			w.count++
 			return nil
@@ -652,21 +642,7 @@ func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) err
 			*w.lists.at(off) = leafRef(suffix[len(suffix)-1], 1+len(payload))
 			s := w.lists.leaf(off)
 			s[0] = byte(payloadOnly)<<4 | flags&0xF
-			// copy(s[1:], payload) without the call: two overlapping
-			// words cover any length from 8 to 15 (a partition index
-			// payload is 2 to 9 bytes).
-			switch n := len(payload); {
-			case n >= 8:
-				binary.LittleEndian.PutUint64(s[1:9], binary.LittleEndian.Uint64(payload))
-				binary.LittleEndian.PutUint64(s[n-7:n+1], binary.LittleEndian.Uint64(payload[n-8:]))
-			case n >= 4:
-				binary.LittleEndian.PutUint32(s[1:5], binary.LittleEndian.Uint32(payload))
-				binary.LittleEndian.PutUint32(s[n-3:n+1], binary.LittleEndian.Uint32(payload[n-4:]))
-			default:
-				for k, c := range payload {
-					s[1+k] = c
-				}
-			}
+			putLeafPayload(s, payload)
 			w.openLeaf = true
 			if !w.noSiblingPath {
 				w.siblingLeafMax = w.leafMax
@@ -682,6 +658,25 @@ func (w *Writer) addPath(key []byte, shared int, flags byte, payload []byte) err
 	w.hasPrev = true
 	w.count++
 	return nil
+}
+
+// putLeafPayload is copy(s[1:], payload) for a leaf's payload (at most
+// maxLeafPayload bytes) without the call: two overlapping moves cover any
+// length from 8 to 15 (a partition index payload is 2 to 9 bytes). It is
+// small enough to be inlined in both leaf adds.
+func putLeafPayload(s *leafSlot, payload []byte) {
+	switch n := len(payload); {
+	case n >= 8:
+		*(*[8]byte)(s[1:]) = [8]byte(payload)
+		*(*[8]byte)(s[n-7:]) = [8]byte(payload[n-8:])
+	case n >= 4:
+		*(*[4]byte)(s[1:]) = [4]byte(payload)
+		*(*[4]byte)(s[n-3:]) = [4]byte(payload[n-4:])
+	default:
+		for k, c := range payload {
+			s[1+k] = c
+		}
+	}
 }
 
 // checkShared panics if the previous key does not share exactly shared
