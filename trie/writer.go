@@ -545,10 +545,10 @@ func (w *Writer) AddShared(key []byte, shared int, flags byte, payload []byte) e
 	// that both shared, with its call of growList (at 723c8c8), and 92.8
 	// and 29.4 with this one (fa6df08; by callgrind, the driver of
 	// partitionindex.Builder.Add's comment), 91.2 and 29.3 with the payload
-	// copied by putLeafPayload (the commit that added it). It
-	// writes no bytes, so it leaves a full buffer to the next call that
-	// does (addPath flushes before it writes): the buffer is bounded all
-	// the same, and this path does not read it.
+	// copied by putLeafPayload (the commit that added it). It writes no
+	// bytes, so it leaves a full buffer to the next call that does (addPath
+	// flushes before it writes): the buffer is bounded all the same, and
+	// this path does not read it.
 	if len(payload) <= w.siblingLeafMax && shared+1 == len(key) && len(key) == len(w.prevKey) &&
 		key[shared] > w.prevKey[shared] {
 		n := &w.nodes[w.stack[len(w.stack)-1]]
