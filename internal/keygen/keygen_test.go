@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -202,12 +203,17 @@ func TestCapacity(t *testing.T) {
 		assert.Equal(t, tc.want, tc.cfg.Capacity(), "%+v", tc.cfg)
 	}
 
-	for _, cfg := range []keygen.Config{
-		{Kind: keygen.Int32, Count: 5_000_000_000},
-		{Kind: keygen.Int32, Count: 1<<32 + 1},
+	refused := []keygen.Config{
 		{Kind: keygen.Text, Count: 69, KeyLenMin: 1, KeyLenMax: 1},
 		{Kind: keygen.Blob, Count: 257, KeyLenMin: 0, KeyLenMax: 1},
-	} {
+	}
+	// An int holds a count above Int32's 2^32 only where it has 64 bits.
+	if strconv.IntSize == 64 {
+		for _, n := range []uint64{5_000_000_000, 1<<32 + 1} {
+			refused = append(refused, keygen.Config{Kind: keygen.Int32, Count: int(n)})
+		}
+	}
+	for _, cfg := range refused {
 		_, err := cfg.Keys()
 		require.ErrorIs(t, err, keygen.ErrTooFew, "%+v", cfg)
 		assert.Contains(t, err.Error(), "offers only")
@@ -220,11 +226,16 @@ func TestCapacity(t *testing.T) {
 // TestMaxMemory: a set that would not fit MaxMemory is refused with
 // ErrTooLarge before anything is allocated.
 func TestMaxMemory(t *testing.T) {
-	for _, cfg := range []keygen.Config{
+	tooLarge := []keygen.Config{
 		{Kind: keygen.UUID, Count: 50_000_000},
-		{Kind: keygen.Int64, Count: 1 << 40},
 		{Kind: keygen.Text, Count: 100_000, PrefixBytes: 60_000, KeyLenMin: 1, KeyLenMax: 10},
-	} {
+	}
+	// An int holds 2^40 only where it has 64 bits (a variable: the
+	// constant would not compile for 32-bit int).
+	if n := uint64(1) << 40; strconv.IntSize == 64 {
+		tooLarge = append(tooLarge, keygen.Config{Kind: keygen.Int64, Count: int(n)})
+	}
+	for _, cfg := range tooLarge {
 		require.Greater(t, cfg.MemoryEstimate(), int64(keygen.MaxMemory))
 		_, err := cfg.Keys()
 		require.ErrorIs(t, err, keygen.ErrTooLarge, "%+v", cfg)

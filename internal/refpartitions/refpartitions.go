@@ -1,9 +1,10 @@
 // Package refpartitions is the reference Partitions.db builder: the
 // straightforward allocating way to write what partitionindex.Builder
 // writes, as Cassandra did before it reused scratch bytes. It keeps the
-// pending key and the trie's last key as decorated keys (owning their raw
-// bytes), encodes a key afresh for every use (the comparison and the cut
-// each encode it again) and finds diff points a byte at a time. It
+// pending key as a decorated key (owning its raw bytes) and the trie's
+// last key as its raw bytes, encodes a key afresh for every use (the
+// comparison and the cut each encode it again) and finds diff points a
+// byte at a time. It
 // exists to check and measure the production builder, which must write the
 // same bytes: the golden and model tests, the fuzzers and
 // `bti build --path reference` build on both (internal/buildpath names the
@@ -40,7 +41,10 @@ type Options struct {
 // contract: Add in decorated-key order, then Complete; a refused key or a
 // failed write leaves it as before the call; after a first Complete
 // (failed or not) only Complete may be called. Memory per key is not
-// bounded by design: every call allocates.
+// bounded by design: every Add allocates its encodings and a copy of the
+// key, four allocations (TestAddAllocations), and nothing more: the keys
+// are held by value and the payload built in an array on the stack, so
+// that measuring this path measures the reference way of handling keys.
 type Builder struct {
 	partitionfile.EarlyOpen // MarkDataSynced, MarkRowIndexSynced, MarkPartitionIndexSynced
 
@@ -48,16 +52,17 @@ type Builder struct {
 	trie trie.Writer
 	out  indexfile.Buffer
 
-	count     int64
-	firstKey  []byte
-	pending   *partitioner.Key // the key not yet in the trie (owns its bytes), or nil
-	inTrie    *partitioner.Key // the key last added to the trie, or nil
-	pendPos   int64
-	lastDiff  int // the pending key's diff point with its predecessor
-	pendAdded bool
-	completed bool
-	finishing bool
-	meta      partitionfile.Metadata
+	count       int64
+	firstKey    []byte
+	pending     partitioner.Key // the key not yet in the trie (owns its bytes), if havePending
+	inTrieRaw   []byte          // the raw key last added to the trie, or nil
+	pendPos     int64
+	lastDiff    int // the pending key's diff point with its predecessor
+	havePending bool
+	pendAdded   bool
+	completed   bool
+	finishing   bool
+	meta        partitionfile.Metadata
 }
 
 // NewBuilder returns a Builder writing to w from its current position.
@@ -94,11 +99,6 @@ func diffPoint(a, b []byte) int {
 	return i + 1
 }
 
-// payload is the pending key's leaf payload.
-func (b *Builder) payload() ([]byte, byte) {
-	return partitionpayload.Append(nil, b.pending.HashByte(), b.pendPos)
-}
-
 // Add adds a partition at position (see partitionindex.Builder.Add).
 func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if b.finishing {
@@ -108,7 +108,7 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		return err
 	}
 	diff := 0
-	if b.pending != nil {
+	if b.havePending {
 		prev, next := b.pending.AppendComparable(nil), key.AppendComparable(nil)
 		diff = diffPoint(prev, next)
 		if diff > len(next) || next[diff-1] < prev[diff-1] {
@@ -118,28 +118,22 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 		// diff points; encoded again, as a cut of its own.
 		cut := b.pending.AppendComparable(nil)
 		cut = cut[:min(max(diff, b.lastDiff), len(cut))]
-		p, flags := b.payload()
+		// The trie copies the payload: an array on the stack serves.
+		var payload [9]byte
+		p, flags := partitionpayload.Append(payload[:0], b.pending.HashByte(), b.pendPos)
 		if err := b.trie.Add(cut, flags, p); err != nil {
 			return err
 		}
-		b.inTrie = b.pending
+		b.inTrieRaw = b.pending.Raw // a clone of its own, never written again
 	}
-	owned := *key
-	owned.Raw = bytes.Clone(key.Raw)
+	b.pending = *key
+	b.pending.Raw = bytes.Clone(key.Raw)
 	if b.count == 0 {
-		b.firstKey = owned.Raw
+		b.firstKey = b.pending.Raw
 	}
-	b.pending, b.pendPos, b.lastDiff = &owned, position, diff
+	b.havePending, b.pendPos, b.lastDiff = true, position, diff
 	b.count++
 	return nil
-}
-
-// lastTrieRaw is the raw key last added to the trie, or nil.
-func (b *Builder) lastTrieRaw() []byte {
-	if b.inTrie == nil {
-		return nil
-	}
-	return b.inTrie.Raw
 }
 
 // BuildPartial takes an early-open view (see
@@ -149,7 +143,7 @@ func (b *Builder) BuildPartial(rowIndexEnd, dataEnd int64, ready func(*partition
 	if b.finishing {
 		return false, partitionfile.ErrFinished
 	}
-	return b.Request(&b.trie, b.opts.Partitioner, b.firstKey, b.lastTrieRaw(), rowIndexEnd, dataEnd, ready)
+	return b.Request(&b.trie, b.opts.Partitioner, b.firstKey, b.inTrieRaw, rowIndexEnd, dataEnd, ready)
 }
 
 // BuildPartialSynced is partitionindex.Builder.BuildPartialSynced.
@@ -157,7 +151,7 @@ func (b *Builder) BuildPartialSynced(rowIndexEnd, dataEnd int64) (*partitionfile
 	if b.finishing {
 		return nil, partitionfile.ErrFinished
 	}
-	return b.RequestSynced(&b.trie, &b.out, b.opts.Partitioner, b.firstKey, b.lastTrieRaw(), rowIndexEnd, dataEnd)
+	return b.RequestSynced(&b.trie, &b.out, b.opts.Partitioner, b.firstKey, b.inTrieRaw, rowIndexEnd, dataEnd)
 }
 
 // Complete adds the pending key, completes the trie and appends the footer
@@ -171,9 +165,10 @@ func (b *Builder) Complete() (partitionfile.Metadata, error) {
 			return partitionfile.Metadata{}, err
 		}
 	}
-	if b.pending != nil && !b.pendAdded {
+	if b.havePending && !b.pendAdded {
 		enc := b.pending.AppendComparable(nil)
-		p, flags := b.payload()
+		var payload [9]byte
+		p, flags := partitionpayload.Append(payload[:0], b.pending.HashByte(), b.pendPos)
 		if err := b.trie.Add(enc[:min(b.lastDiff, len(enc))], flags, p); err != nil {
 			return partitionfile.Metadata{}, err
 		}
@@ -186,7 +181,7 @@ func (b *Builder) Complete() (partitionfile.Metadata, error) {
 		}
 		firstKeyPos := b.trie.Position()
 		var last []byte
-		if b.pending != nil {
+		if b.havePending {
 			last = b.pending.Raw
 		}
 		b.out.B = partitionfile.AppendFooter(b.out.B, b.firstKey, last, firstKeyPos, b.trie.Count(), root)

@@ -48,18 +48,24 @@ type Set struct {
 	width uint64 // the size of each key's token stratum
 }
 
+// maxCount is the largest set: 2^62 keys leave every stratum at least
+// three tokens wide (room for a miss between neighbours), and an int
+// (the index type) holds no more than math.MaxInt, 2^31-1 on 32-bit
+// platforms.
+const maxCount = min(1<<62, math.MaxInt)
+
 // CountError reports a set size the generator cannot produce.
 type CountError struct{ Count int }
 
 func (e *CountError) Error() string {
-	return fmt.Sprintf("sortedkeys: set of %d keys: want 1 to 2^62", e.Count)
+	return fmt.Sprintf("sortedkeys: set of %d keys: want 1 to %d", e.Count, maxCount)
 }
 
 // New returns the set of count keys generated from seed. count must be 1
-// to 2^62, so every stratum holds at least three tokens (room for a miss
-// between neighbours).
+// to 2^62 (math.MaxInt where that is smaller), so every stratum holds at
+// least three tokens (room for a miss between neighbours).
 func New(count int, seed uint64) (*Set, error) {
-	if count < 1 || count > 1<<62 {
+	if count < 1 || count > maxCount {
 		return nil, &CountError{Count: count}
 	}
 	return &Set{count: count, seed: seed, width: math.MaxUint64 / uint64(count)}, nil

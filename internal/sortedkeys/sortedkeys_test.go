@@ -50,7 +50,7 @@ func TestInvertCoversHighBytes(t *testing.T) {
 // TestKeyIsDecorated checks that Key's fields are what Decorate computes
 // from its raw bytes, so the builder sees genuine Murmur3 keys.
 func TestKeyIsDecorated(t *testing.T) {
-	for _, s := range sets(t, [][2]int{{1, 3}, {1000, 1}, {100_000_000, 1}, {1 << 62, 9}}) {
+	for _, s := range sets(t, [][2]int{{1, 3}, {1000, 1}, {100_000_000, 1}, {maxCount, 9}}) {
 		var raw [KeyLen]byte
 		for _, i := range []int{0, 1, s.Count() / 2, s.Count() - 2, s.Count() - 1} {
 			if i < 0 || i >= s.Count() {
@@ -124,7 +124,13 @@ func sets(t *testing.T, params [][2]int) []*Set {
 }
 
 func TestNewRefusesCounts(t *testing.T) {
-	for _, n := range []int{0, -1, 1<<62 + 1} {
+	counts := []int{0, -1}
+	// One past the largest set, where an int can say it (not on 32-bit
+	// platforms, where maxCount is math.MaxInt).
+	if limit := maxCount; limit < math.MaxInt {
+		counts = append(counts, limit+1)
+	}
+	for _, n := range counts {
 		var ce *CountError
 		if _, err := New(n, 1); !errors.As(err, &ce) || ce.Count != n {
 			t.Errorf("New of %d keys: %v", n, err)

@@ -61,5 +61,5 @@ func majorFaults() int64 {
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return 0
 	}
-	return ru.Majflt
+	return int64(ru.Majflt) // int32 on 32-bit Linux
 }
