@@ -1,6 +1,9 @@
 package partitionindex
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
@@ -23,14 +26,23 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 	if b.hasLast {
 		prev := b.keys.Current()
 		// The first equal bytes of enc are the pending key's (kept or
-		// copied from it): compare only the rest, unless they are fewer
-		// than DiffPoint's first word (a key shorter than a stride, or
-		// one that shares none with the pending key), whose test then
-		// answers without the two slices.
-		if equal := b.bytesKeys.Reused(); equal < 8 {
-			diff = bytecomparable.DiffPoint(prev, enc)
-		} else {
+		// copied from it): compare only the rest. Fewer than a word (a
+		// key shorter than a stride, or one that shares none with the
+		// pending key: every key of a set without a long shared prefix)
+		// go to the first-word test below, a manually inlined version of
+		// DiffPoint's own, because most such neighbours differ in their
+		// first word and the call and DiffPoint's set-up cost more than
+		// the test (TestAddBytesFirstWordIsDiffPoint ties the two).
+		if equal := b.bytesKeys.Reused(); equal >= 8 {
 			diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
+		} else if len(prev) >= 8 && len(enc) >= 8 {
+			if x := binary.LittleEndian.Uint64(prev) ^ binary.LittleEndian.Uint64(enc); x != 0 {
+				diff = bits.TrailingZeros64(x)/8 + 1
+			} else {
+				diff = 8 + bytecomparable.DiffPoint(prev[8:], enc[8:])
+			}
+		} else {
+			diff = bytecomparable.DiffPoint(prev, enc)
 		}
 		// enc sorts after prev when it differs from it by a greater byte
 		// (prev cannot end before it: a head never is a prefix of
@@ -40,11 +52,13 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 		}
 		// addPending, written out: the pending key goes into the trie
 		// cut one byte past both its diff points, sharing lastDiff-1
-		// bytes with the trie's previous key. The trie's count need not
-		// be asked: lastDiff is 0 until the trie's first key (Reset).
+		// bytes with the trie's previous key (-1 before the trie's first
+		// key, when lastDiff is 0 and AddShared does not read it). The
+		// payload goes into the fixed array with Put, as in Add's
+		// Murmur3 path.
 		cut := min(max(diff, b.lastDiff), len(prev))
-		p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
-		if err := b.trie.AddShared(prev[:cut], max(b.lastDiff-1, 0), flags, p); err != nil {
+		n, flags := partitionpayload.Put(&b.payload, b.lastHash, b.lastPos)
+		if err := b.trie.AddShared(prev[:cut], b.lastDiff-1, flags, b.payload[:n]); err != nil {
 			return err
 		}
 		b.lastDiff = diff
