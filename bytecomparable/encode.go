@@ -45,7 +45,9 @@ func AppendEscaped(dst, b []byte) []byte {
 
 // maxEscapedLen bounds the escaped size of n input bytes. The worst case is
 // "00 01 00 01 ...": three bytes out for every two in, plus the end marker.
-func maxEscapedLen(n int) int { return n + n/2 + 2 }
+// (n is a length: halved unsigned, it is a shift, without the fix-up a
+// signed division by 2 needs for negative numbers.)
+func maxEscapedLen(n int) int { return n + int(uint(n)/2) + 2 }
 
 // escapeInto writes the escaped form of b, without the end marker, into
 // out[n:], continuing from the escaper state escaped (the previous input
