@@ -26,23 +26,22 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 	if b.hasLast {
 		prev := b.keys.Current()
 		// The first equal bytes of enc are the pending key's (kept or
-		// copied from it): compare only the rest. Fewer than a word (a
-		// key shorter than a stride, or one that shares none with the
-		// pending key: every key of a set without a long shared prefix)
-		// go to the first-word test below, a manually inlined version of
-		// DiffPoint's own, because most such neighbours differ in their
-		// first word and the call and DiffPoint's set-up cost more than
-		// the test (TestAddBytesFirstWordIsDiffPoint ties the two).
-		if equal := b.bytesKeys.Reused(); equal >= 8 {
-			diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
-		} else if len(prev) >= 8 && len(enc) >= 8 {
-			if x := binary.LittleEndian.Uint64(prev) ^ binary.LittleEndian.Uint64(enc); x != 0 {
-				diff = bits.TrailingZeros64(x)/8 + 1
+		// copied from it, at least its leading 40): compare only the
+		// rest. DiffPoint's first-word test is manually inlined here,
+		// because most neighbours differ in the first word of the rest
+		// (the first of the key in a set without a long shared prefix,
+		// the first past the shared strides in one with) and the call
+		// and DiffPoint's set-up cost more than the test
+		// (TestAddBytesFirstWordIsDiffPoint ties the two).
+		equal := b.bytesKeys.Reused()
+		if uint(equal+8) <= uint(len(prev)) && equal+8 <= len(enc) {
+			if x := binary.LittleEndian.Uint64(prev[equal:equal+8]) ^ binary.LittleEndian.Uint64(enc[equal:equal+8]); x != 0 {
+				diff = equal + bits.TrailingZeros64(x)/8 + 1
 			} else {
-				diff = 8 + bytecomparable.DiffPoint(prev[8:], enc[8:])
+				diff = equal + 8 + bytecomparable.DiffPoint(prev[equal+8:], enc[equal+8:])
 			}
 		} else {
-			diff = bytecomparable.DiffPoint(prev, enc)
+			diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
 		}
 		// enc sorts after prev when it differs from it by a greater byte
 		// (prev cannot end before it: a head never is a prefix of

@@ -20,9 +20,10 @@ func byteOrderedHead(raw []byte) []byte {
 }
 
 // firstWordPairs returns pairs of raw ByteOrdered keys, each pair in
-// increasing order, whose heads first differ at every head byte 1..17 (a
-// byte of the first word, the word's last, the bytes past it), after a
-// zero run or none, with keys of every length around a word and a stride;
+// increasing order, whose heads first differ at every byte of the first
+// word and the bytes past it, of the head (head bytes 1..17) and of what
+// follows a shared stride (65..81), after zeros or none, with keys of
+// every length around a word and a stride;
 // keys that are prefixes of one another; and keys of equal length that
 // differ in their last byte.
 func firstWordPairs(r *rand.Rand) [][2][]byte {
@@ -33,7 +34,16 @@ func firstWordPairs(r *rand.Rand) [][2][]byte {
 		for i := range a {
 			a[i] = byte(2 + r.IntN(0xFD))
 		}
-		for d := range min(n, 17) {
+		// Bytes 0..16, and 64..80 past a shared stride, where the
+		// comparison starts after the bytes the encoder reused.
+		var at []int
+		for d := range 17 {
+			at = append(at, d, 64+d)
+		}
+		for _, d := range at {
+			if d >= n {
+				continue
+			}
 			b := slices.Clone(a)
 			b[d]++
 			pairs = append(pairs, [2][]byte{a, b})
@@ -67,10 +77,11 @@ func firstWordPairs(r *rand.Rand) [][2][]byte {
 
 // TestAddBytesFirstWordIsDiffPoint ties addBytes's manually inlined
 // first-word test to DiffPoint: for every pair of keys whose heads differ
-// in and just past their first word, after a fresh Reset and in one long
-// sorted run (where the encoder reuses a shared stride and the test is
-// skipped), the diff point addBytes records is DiffPoint of the two heads,
-// and the pair in the wrong order is refused.
+// in and just past the first word that addBytes compares (after the
+// leading 40, or after the bytes the encoder reused from a shared stride),
+// after a fresh Reset and in one long sorted run, the diff point addBytes
+// records is DiffPoint of the two heads, and the pair in the wrong order
+// is refused.
 func TestAddBytesFirstWordIsDiffPoint(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 1))
 	pairs := firstWordPairs(r)
