@@ -33,12 +33,15 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 		// the first past the shared strides in one with) and the call
 		// and DiffPoint's set-up cost more than the test
 		// (TestAddBytesFirstWordIsDiffPoint ties the two).
+		// (e <= e+8 is always true, as equal is at most a head's length,
+		// but the compiler does not know it: said, it drops the bounds
+		// checks of the two loads.)
 		equal := b.bytesKeys.Reused()
-		if uint(equal+8) <= uint(len(prev)) && equal+8 <= len(enc) {
-			if x := binary.LittleEndian.Uint64(prev[equal:equal+8]) ^ binary.LittleEndian.Uint64(enc[equal:equal+8]); x != 0 {
+		if e := uint(equal); e+8 <= uint(len(prev)) && e+8 <= uint(len(enc)) && e <= e+8 {
+			if x := binary.LittleEndian.Uint64(prev[e:e+8]) ^ binary.LittleEndian.Uint64(enc[e:e+8]); x != 0 {
 				diff = equal + bits.TrailingZeros64(x)/8 + 1
 			} else {
-				diff = equal + 8 + bytecomparable.DiffPoint(prev[equal+8:], enc[equal+8:])
+				diff = equal + 8 + bytecomparable.DiffPoint(prev[e+8:], enc[e+8:])
 			}
 		} else {
 			diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
