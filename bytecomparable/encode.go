@@ -45,7 +45,9 @@ func AppendEscaped(dst, b []byte) []byte {
 
 // maxEscapedLen bounds the escaped size of n input bytes. The worst case is
 // "00 01 00 01 ...": three bytes out for every two in, plus the end marker.
-func maxEscapedLen(n int) int { return n + n/2 + 2 }
+// (n is a length: halved unsigned, it is a shift, without the fix-up a
+// signed division by 2 needs for negative numbers.)
+func maxEscapedLen(n int) int { return n + int(uint(n)/2) + 2 }
 
 // escapeInto writes the escaped form of b, without the end marker, into
 // out[n:], continuing from the escaper state escaped (the previous input
@@ -65,9 +67,12 @@ func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 // bytes as the word that ends at b's end, shifted down to them (a b shorter
 // than a word is read as one too); after a zero it writes the run's escape
 // at once (escapeRun: FE for each further zero, FF before the byte that
-// ends it) and the next word starts at that byte. So a zero costs a short
-// step, whatever its neighbours, and keys dense in zero bytes (blobs,
-// packed integers) need no byte loop beyond their runs.
+// ends it) and the next word starts at that byte. A word whose only zero
+// is followed by a byte of the same word, a zero run of one, is escaped
+// in register: the FF goes in after the zero (oneZeroEscaped) and the loop
+// moves on by the whole word. So a zero costs a short step, whatever its
+// neighbours, and keys dense in zero bytes (blobs, packed integers) need no
+// byte loop beyond their runs.
 func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 	if escaped {
 		var open bool
@@ -80,17 +85,30 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 			// (b[i:i+8] and out[n:n+8], not b[i:] and out[n:]: the
 			// compiler then checks the bounds once.)
 			w := binary.LittleEndian.Uint64(b[i : i+8])
-			binary.LittleEndian.PutUint64(out[n:n+8], w)
-			// The lowest set bit of zeros marks the first zero byte of w
-			// (higher bits may be false positives; they are never used).
+			// The lowest set bit of zeros marks the first zero byte of w.
+			// Higher bits may be false positives, but only above a zero
+			// (a borrow turns a following 01 into FF), so a zeros with
+			// one bit set flags w's only zero.
 			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 			if zeros == 0 {
+				binary.LittleEndian.PutUint64(out[n:n+8], w)
 				n += 8
+				i += 8
+				continue
+			}
+			if zeros&(zeros-1) == 0 && zeros>>63 == 0 {
+				// One zero, and not the word's last byte: its escape is
+				// complete within the word. Of the 9 bytes out, the
+				// word's last byte is the 9th.
+				binary.LittleEndian.PutUint64(out[n:n+8], oneZeroEscaped(w, zeros))
+				out[n+8] = byte(w >> 56)
+				n += 9
 				i += 8
 				continue
 			}
 			// Keep the bytes up to and including the first zero, which
 			// is written as-is: it is the escape.
+			binary.LittleEndian.PutUint64(out[n:n+8], w)
 			k := bits.TrailingZeros64(zeros)/8 + 1
 			n += k
 			i += k
@@ -108,11 +126,23 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 			} else {
 				w = loadShort(b) >> ((8 * uint(i)) & 63)
 			}
-			binary.LittleEndian.PutUint64(out[n:n+8], w)
 			zeros := (w - 0x0101010101010101) &^ w & 0x8080808080808080 & (1<<((8*rem)&63) - 1)
 			if zeros == 0 {
+				binary.LittleEndian.PutUint64(out[n:n+8], w)
 				return n + int(rem), false
 			}
+			if zeros&(zeros-1) == 0 {
+				// One zero: the rem+1 <= 8 bytes of its escape, as in
+				// the loop above, or, when it is b's last byte, the
+				// bytes as they are, ending in an open run.
+				if zeros>>((8*rem-1)&63) != 0 {
+					binary.LittleEndian.PutUint64(out[n:n+8], w)
+					return n + int(rem), true
+				}
+				binary.LittleEndian.PutUint64(out[n:n+8], oneZeroEscaped(w, zeros))
+				return n + int(rem) + 1, false
+			}
+			binary.LittleEndian.PutUint64(out[n:n+8], w)
 			k := bits.TrailingZeros64(zeros)/8 + 1
 			n += k
 			i += k
@@ -149,6 +179,17 @@ func escapeRun(out []byte, n int, b []byte, i int) (int, int, bool) {
 		n++
 	}
 	return n, i, true
+}
+
+// oneZeroEscaped returns the first 8 bytes of the escape of the word w, whose
+// only zero byte is the one zeros flags (its high bit), not w's last byte: the
+// bytes up to and including the zero, FF, then the bytes after it moved up
+// one byte (w's last byte drops out of the word). The zero ends after s = 8
+// to 56 bits.
+func oneZeroEscaped(w, zeros uint64) uint64 {
+	s := uint(bits.TrailingZeros64(zeros)+1) & 63
+	low := uint64(1)<<s - 1
+	return w&low | Escaped0Done<<s | (w&^low)<<8
 }
 
 // loadShort returns the bytes of b, 1 to 7 of them, as the low bytes of a

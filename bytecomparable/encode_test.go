@@ -383,8 +383,9 @@ func naiveEscape(b []byte) []byte {
 
 // Every length around the word-at-a-time paths (short keys, the last
 // 1..7 bytes read as one word, the general loop), with a zero at every
-// position, none, two, a zero followed by 01, and zero runs of every
-// length.
+// position (a word's only zero, escaped in register unless it is the
+// word's or the input's last byte), none, two, a zero followed by 01, and
+// zero runs of every length.
 func TestAppendEscapedWordPaths(t *testing.T) {
 	for n := 0; n <= 80; n++ {
 		base := make([]byte, n)

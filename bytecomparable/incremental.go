@@ -187,7 +187,8 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	r, escaped := 1, false
 	if e.havePrev && len(e.raw) > 0 {
 		shared = sharedStrides(e.raw, key, e.lastShared)
-		if k = min(shared/escapeMarkEvery, e.valid); k > 0 {
+		// (shared is a length: divided unsigned, it is a shift.)
+		if k = min(int(uint(shared)/escapeMarkEvery), e.valid); k > 0 {
 			m := e.marks[k-1]
 			r, escaped = 1+m.out(), m.escaped()
 			if r > len(e.prevHead) {

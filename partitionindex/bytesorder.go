@@ -1,6 +1,9 @@
 package partitionindex
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/bti-go/bti/bytecomparable"
 	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
@@ -23,12 +26,23 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 	if b.hasLast {
 		prev := b.keys.Current()
 		// The first equal bytes of enc are the pending key's (kept or
-		// copied from it): compare only the rest, unless they are fewer
-		// than DiffPoint's first word (a key shorter than a stride, or
-		// one that shares none with the pending key), whose test then
-		// answers without the two slices.
-		if equal := b.bytesKeys.Reused(); equal < 8 {
-			diff = bytecomparable.DiffPoint(prev, enc)
+		// copied from it, at least its leading 40): compare only the
+		// rest. DiffPoint's first-word test is manually inlined here,
+		// because most neighbours differ in the first word of the rest
+		// (the first of the key in a set without a long shared prefix,
+		// the first past the shared strides in one with) and the call
+		// and DiffPoint's set-up cost more than the test
+		// (TestAddBytesFirstWordIsDiffPoint ties the two).
+		// (e <= e+8 is always true, as equal is at most a head's length,
+		// but the compiler does not know it: said, it drops the bounds
+		// checks of the two loads.)
+		equal := b.bytesKeys.Reused()
+		if e := uint(equal); e+8 <= uint(len(prev)) && e+8 <= uint(len(enc)) && e <= e+8 {
+			if x := binary.LittleEndian.Uint64(prev[e:e+8]) ^ binary.LittleEndian.Uint64(enc[e:e+8]); x != 0 {
+				diff = equal + bits.TrailingZeros64(x)/8 + 1
+			} else {
+				diff = equal + 8 + bytecomparable.DiffPoint(prev[e+8:], enc[e+8:])
+			}
 		} else {
 			diff = equal + bytecomparable.DiffPoint(prev[equal:], enc[equal:])
 		}
@@ -40,11 +54,13 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 		}
 		// addPending, written out: the pending key goes into the trie
 		// cut one byte past both its diff points, sharing lastDiff-1
-		// bytes with the trie's previous key. The trie's count need not
-		// be asked: lastDiff is 0 until the trie's first key (Reset).
+		// bytes with the trie's previous key (-1 before the trie's first
+		// key, when lastDiff is 0 and AddShared does not read it). The
+		// payload goes into the fixed array with Put, as in Add's
+		// Murmur3 path.
 		cut := min(max(diff, b.lastDiff), len(prev))
-		p, flags := partitionpayload.Append(b.payload[:0], b.lastHash, b.lastPos)
-		if err := b.trie.AddShared(prev[:cut], max(b.lastDiff-1, 0), flags, p); err != nil {
+		n, flags := partitionpayload.Put(&b.payload, b.lastHash, b.lastPos)
+		if err := b.trie.AddShared(prev[:cut], b.lastDiff-1, flags, b.payload[:n]); err != nil {
 			return err
 		}
 		b.lastDiff = diff
