@@ -72,7 +72,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 			switch t := nodeType(h >> 4); t {
 			case payloadOnly:
 				// No children: a candidate whatever b is.
-				w.flags, w.payload = flags, seg[1:]
+				w.flags, w.payOff = flags, pos+1
 				if flags == 0 {
 					return -1, false, false, nil
 				}
@@ -111,7 +111,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos && n != 0 {
 						flags = 0
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payOff = flags, pos+int64(ppos)
 					if flags == 0 {
 						return -1, false, false, nil
 					}
@@ -130,7 +130,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if k+1 < len(key) || !partial {
 					if uint64(pos) < uint64(len(f)) && f[pos]>>4 == byte(payloadOnly) {
 						flags := f[pos] & 0xF
-						w.flags, w.payload = flags, f[pos+1:]
+						w.flags, w.payOff = flags, pos+1
 						if flags == 0 {
 							return -1, false, false, nil
 						}
@@ -155,7 +155,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos {
 						flags = 0 // a DENSE node has children
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payOff = flags, pos+int64(ppos)
 					if flags == 0 {
 						return -1, false, false, nil
 					}
