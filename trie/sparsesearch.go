@@ -33,10 +33,8 @@ const (
 // a byte or eos: through searchIncreasing where that applies and reads
 // within seg.
 func searchNode(seg []byte, n, b int) int {
-	if n <= maxIncreasing && b >= 0 && len(seg) >= 2+increasingSpan {
-		if found := searchIncreasing((*[increasingSpan]byte)(seg[2:2+increasingSpan]), n, b); found != notIncreasing {
-			return found
-		}
+	if found := searchIncreasing(seg, n, b); found != notIncreasing {
+		return found
 	}
 	return searchSparse(seg[2:2+n], b)
 }

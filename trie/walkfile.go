@@ -100,10 +100,11 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if len(seg) < ppos {
 					break
 				}
-				found := notIncreasing // searchNode, inlined by hand
-				if n <= maxIncreasing && b >= 0 && len(seg) >= 2+increasingSpan {
-					found = searchIncreasing((*[increasingSpan]byte)(seg[2:2+increasingSpan]), n, b)
-				}
+				// searchNode, inlined by hand. searchIncreasing takes the
+				// node's own tests, so that no path here skips its call: the
+				// values live across it then stay in their stack slots, and
+				// each is loaded where a path uses it, not all at the join.
+				found := searchIncreasing(seg, n, b)
 				if found == notIncreasing {
 					found = searchSparse(seg[2:2+n], b)
 				}
