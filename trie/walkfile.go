@@ -100,10 +100,11 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if len(seg) < ppos {
 					break
 				}
-				// searchNode, inlined by hand. searchIncreasing takes the
-				// node's own tests, so that no path here skips its call: the
-				// values live across it then stay in their stack slots, and
-				// each is loaded where a path uses it, not all at the join.
+				// The search (sparsesearch.go). searchIncreasing makes the
+				// node's range tests itself, so that no path here skips its
+				// call: the values live across it then stay in their stack
+				// slots, and each is loaded where a path uses it, not all
+				// at a join with a path without the call.
 				found := searchIncreasing(seg, n, b)
 				if found == notIncreasing {
 					found = searchSparse(seg[2:2+n], b)
@@ -426,7 +427,10 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 				if len(seg) < sparseFixed(t, n) {
 					break
 				}
-				found := searchNode(seg, n, b)
+				found := searchIncreasing(seg, n, b) // as in exactFile
+				if found == notIncreasing {
+					found = searchSparse(seg[2:2+n], b)
+				}
 				next := -found - 1 // the first slot above b
 				if found >= 0 {
 					next = found + 1
