@@ -178,7 +178,7 @@ func (w *Walker) setStop(flags uint8, b, n int) {
 // the smallest entry of the nearest branch entirely above key. Either is -1
 // when absent. The caller tries atKey first, then greater.
 func (w *Walker) Ceiling(key []byte) (atKey, greater int64, err error) {
-	atKey, greater, _, err = w.ceiling(key, false)
+	atKey, greater, _, err = w.ceilingFile(key, false) // walkfile.go; it hands a trie with a tail to ceilingWalk
 	return atKey, greater, err
 }
 
@@ -186,14 +186,7 @@ func (w *Walker) Ceiling(key []byte) (atKey, greater int64, err error) {
 // the key, as ExactPrefix is for Exact: when more is true the walk needs the
 // byte after prefix and the caller runs Ceiling on the whole key.
 func (w *Walker) CeilingPrefix(prefix []byte) (atKey, greater int64, more bool, err error) {
-	return w.ceiling(prefix, true)
-}
-
-func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
-	if w.t.src.Tail == nil {
-		return w.ceilingFile(key, partial) // walkfile.go
-	}
-	return w.ceilingWalk(key, partial)
+	return w.ceilingFile(prefix, true)
 }
 
 // ceilingWalk is ceiling through the general decoder alone: a loop of

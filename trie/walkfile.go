@@ -364,8 +364,12 @@ func touchAround(f []byte, c int64) byte {
 
 // ceilingFile is ceiling over a complete file: a manually inlined version
 // of ceilingWalk, decoding the node types exactFile does and taking one
-// general step (ceilingStep) for any other node.
+// general step (ceilingStep) for any other node. A trie with an early-open
+// tail it hands to ceilingWalk.
 func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
+	if w.t.src.Tail != nil {
+		return w.ceilingWalk(key, partial) // here, so that Ceiling and CeilingPrefix make one call
+	}
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
