@@ -320,12 +320,22 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
-	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
-		// A leaf with a payload, what a ceiling's greater branch of hashed
-		// keys usually is: the answer the loop below gives it, without
-		// decoding the node.
-		return pos, nil
+	if seg, ok := w.t.src.segment(pos); ok {
+		if seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
+			// A leaf with a payload, what a ceiling's greater branch of
+			// hashed keys usually is: the answer the loop below gives it,
+			// without decoding the node.
+			return pos, nil
+		}
+		if c := sparse8FirstLeaf(&w.t.src, seg, pos); c >= 0 {
+			return c, nil
+		}
 	}
+	return w.goMinLoop(pos, isRoot)
+}
+
+// goMinLoop is goMinFrom without its shortcuts: the loop itself.
+func (w *Walker) goMinLoop(pos int64, isRoot bool) (int64, error) {
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
@@ -341,6 +351,32 @@ func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
 		}
 	}
 	return w.nv.pos, nil
+}
+
+// sparse8FirstLeaf returns the first child of the node at pos (seg, its
+// segment from pos) when the node is a SPARSE_8 without payload whose fixed
+// part fits in seg and whose first child is a leaf with a payload: the
+// node goMinFrom's loop answers for it, found without decoding either node.
+// That is the greater branch a ceiling below the jump table passes last
+// when the key's byte is above the node's transitions (the next entry's
+// SPARSE_8 node, at a million Murmur3 keys). It returns -1 for any other
+// node, and the loop decides (TestGoMinShortcut compares).
+func sparse8FirstLeaf(src *Source, seg []byte, pos int64) int64 {
+	if seg[0] != byte(sparse8)<<4 || len(seg) < 2 {
+		return -1
+	}
+	n := int(seg[1])
+	if n == 0 || len(seg) < 2+2*n {
+		return -1
+	}
+	// The first child's pointer. One of 0 leads to the node itself, no
+	// leaf, and one above pos to a negative position, which segment
+	// refuses: neither needs a test of its own.
+	d := int64(seg[2+n])
+	if c, ok := src.segment(pos - d); ok && c[0]>>4 == byte(payloadOnly) && c[0]&0xF != 0 {
+		return pos - d
+	}
+	return -1
 }
 
 // goMax descends through last children until a leaf (payloads on the way are
