@@ -59,6 +59,11 @@ func (r *Reader) payload(node int64) (hash byte, hasHash bool, pos int64, err er
 	if err != nil {
 		return 0, false, 0, err
 	}
+	if flags >= flagHasHashByte && len(b) > 8 {
+		// decodePayload's leading case, written here so that the usual
+		// payload (a hashed key's) takes no call.
+		return b[0], true, leafPosition(flags, b), nil
+	}
 	hash, hasHash, pos, ok := decodePayload(flags, b)
 	if !ok {
 		return 0, false, 0, &CorruptError{Offset: node, Reason: fmt.Sprintf("payload with flags %#x does not fit in the file", flags)}

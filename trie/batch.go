@@ -166,7 +166,8 @@ func (w *Walker) generalTurn(r *batchRun) {
 		p.Err = err
 	case c < 0:
 		if w.flags != 0 {
-			p.hit(l.pos, w.flags, w.payload)
+			flags, payload := w.Payload()
+			p.hit(l.pos, flags, payload)
 		}
 	default:
 		l.pos, l.k, l.wait = c, l.k+1, 0

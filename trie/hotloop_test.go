@@ -206,3 +206,65 @@ func countTypes(t *testing.T, tr *Trie, seen map[nodeType]bool) {
 		}
 	}
 }
+
+// TestGoMinShortcut compares goMinFrom, whose shortcuts answer a leaf and
+// a SPARSE_8 whose first child is a leaf without decoding them, with
+// goMinLoop, the loop those shortcuts stand in for: from every position of
+// a hashed-key trie (mostly SPARSE_8 nodes over leaves) and of corrupted
+// copies of it, in one segment and split into a file and an early-open
+// tail, the answer and the error are the same.
+func TestGoMinShortcut(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	hashed := hashedEntries(r, 2000)
+	data, root := buildTrie(t, hashed, buildOpts{})
+	shortcuts := 0
+	for c := 0; c <= 8; c++ {
+		buf := data
+		if c > 0 {
+			buf = corruptCopy(r, data)
+			for range 40 { // and bytes anywhere, so that the tests on the node's fields are reached
+				buf[r.Intn(len(buf))] = byte(r.Intn(256))
+			}
+			for p, h := range buf {
+				if h>>4 == byte(payloadOnly) && r.Intn(4) == 0 {
+					buf[p] = h &^ 0xF // a leaf without payload: corrupt below a node
+				}
+			}
+		}
+		cut := int64(len(buf) / 2)
+		type view struct {
+			src      Source
+			from, to int64 // the positions to start from
+		}
+		views := []view{{Source{File: buf}, 0, int64(len(buf))}, {Source{File: buf[:cut], Cutoff: cut, Tail: buf[cut:]}, 0, int64(len(buf))}}
+		if c == 0 {
+			// Every SPARSE_8 cut short, from within its header to its last
+			// pointer: the node's fixed part does not fit.
+			for p := range buf {
+				if buf[p] == byte(sparse8)<<4 && p+1 < len(buf) {
+					for end := p + 1; end < p+2+2*int(buf[p+1]) && end <= len(buf); end++ {
+						views = append(views, view{Source{File: buf[:end]}, int64(p), int64(p) + 1})
+					}
+				}
+			}
+		}
+		for _, v := range views {
+			src := v.src
+			tr := &Trie{src: src, root: root}
+			a, b := tr.Walker(), tr.Walker()
+			for pos := v.from; pos < v.to; pos++ {
+				got, gerr := a.goMinFrom(pos, false)
+				want, werr := b.goMinLoop(pos, false)
+				if got != want || !sameError(gerr, werr) {
+					t.Fatalf("corruption %d, tail %v, file %d bytes, pos %d: goMinFrom %d %v, goMinLoop %d %v", c, src.Tail != nil, len(src.File), pos, got, gerr, want, werr)
+				}
+				if seg, ok := src.segment(pos); ok && seg[0]>>4 == byte(sparse8) && got >= 0 {
+					shortcuts++
+				}
+			}
+		}
+	}
+	if shortcuts < 1000 {
+		t.Fatalf("only %d SPARSE_8 answers: the test does not reach the shortcut", shortcuts)
+	}
+}

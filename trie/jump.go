@@ -38,13 +38,16 @@ type jumpTable struct {
 	depth  int // len(prefix) + 2: the key bytes a jump consumes
 	// When depth <= 8, entryWord tests the chain and reads the entry's
 	// index from one big-endian load of the key's first 8 bytes: head is the
-	// chain as the top len(prefix) bytes of that word, headShift 64 -
-	// 8*len(prefix) (64 for no chain: a shift of 64 leaves 0, which head
-	// then is).
-	head      uint64
-	headShift uint
-	next      *[jumpEntries]uint32
-	greater   *[jumpEntries]uint32
+	// chain in the top len(prefix) bytes of that word, headMask those
+	// bytes' bits (0 for no chain), and the entry's two bytes lie vShift =
+	// 48 - 8*len(prefix) bits up. A mask and a shift below 64, where a
+	// shift by 64 - 8*len(prefix) would need the compiler's guard for a
+	// shift of 64 (no chain).
+	head     uint64
+	headMask uint64
+	vShift   uint8
+	next     *[jumpEntries]uint32
+	greater  *[jumpEntries]uint32
 	// slots is nil, or with WithJumpSlots one slot per entry (see
 	// WithJumpSlots).
 	slots []jumpSlot
@@ -233,14 +236,17 @@ func buildJump(t *Trie) *jumpTable {
 		return nil
 	}
 	j := &jumpTable{
-		prefix:    prefix,
-		depth:     len(prefix) + 2,
-		headShift: uint(64 - 8*len(prefix)),
-		next:      new([jumpEntries]uint32),
-		greater:   new([jumpEntries]uint32),
+		prefix:  prefix,
+		depth:   len(prefix) + 2,
+		next:    new([jumpEntries]uint32),
+		greater: new([jumpEntries]uint32),
 	}
-	for _, c := range prefix {
-		j.head = j.head<<8 | uint64(c)
+	if j.depth <= 8 {
+		for i, c := range prefix {
+			j.head |= uint64(c) << (56 - 8*i)
+			j.headMask |= 0xFF << (56 - 8*i)
+		}
+		j.vShift = uint8(48 - 8*len(prefix))
 	}
 	filled := 0
 	for b1 := range 256 {
@@ -339,7 +345,7 @@ func (j *jumpTable) entry(key []byte) int {
 // time. exactFile and ceilingFile start through it (entryOfWord); the batch
 // walk keeps entry.
 func (j *jumpTable) entryWord(x uint64) int {
-	if v := uint16(x >> (j.headShift - 16)); x>>j.headShift == j.head && j.next[v] != 0 {
+	if v := uint16(x >> (j.vShift & 63)); x&j.headMask == j.head && j.next[v] != 0 { // the mask changes no vShift (<= 48)
 		return int(v)
 	}
 	return -1

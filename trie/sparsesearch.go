@@ -12,9 +12,15 @@ package trie
 // (SSE2 on amd64) and counts those below it, which is where binary search
 // lands when the transitions strictly increase, as a written trie's always
 // do. It checks that they do in the same pass, and answers notIncreasing
-// when they do not, so that the caller falls back to searchSparse: on any
-// bytes the walks find what they found with searchSparse alone
-// (TestSearchIncreasing, and the fast-path tests over damaged tries).
+// when they do not, or when the node is out of its range (more than 32
+// transitions, eos, fewer than increasingSpan bytes from the first
+// transition to the segment's end), so that the caller falls back to
+// searchSparse: on any bytes the walks find what they found with
+// searchSparse alone (TestSearchIncreasing, and the fast-path tests over
+// damaged tries). exactFile and ceilingFile call it for every SPARSE node,
+// then searchSparse on notIncreasing, written out in each: a function
+// doing both is not inlined, and a call costs the loops every register
+// (Go keeps none across a call).
 
 // notIncreasing is searchIncreasing's answer for transitions that do not
 // strictly increase: no answer of searchSparse (those lie in -33..32 here),
@@ -27,16 +33,3 @@ const (
 	maxIncreasing  = 32
 	increasingSpan = maxIncreasing + 1
 )
-
-// searchNode is searchSparse over the n transitions of the SPARSE node at
-// the start of seg, whose fixed part the caller checked lies in seg, for b
-// a byte or eos: through searchIncreasing where that applies and reads
-// within seg.
-func searchNode(seg []byte, n, b int) int {
-	if n <= maxIncreasing && b >= 0 && len(seg) >= 2+increasingSpan {
-		if found := searchIncreasing((*[increasingSpan]byte)(seg[2:2+increasingSpan]), n, b); found != notIncreasing {
-			return found
-		}
-	}
-	return searchSparse(seg[2:2+n], b)
-}

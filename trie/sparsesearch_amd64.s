@@ -1,15 +1,24 @@
 #include "textflag.h"
 
-// func searchIncreasing(t *[33]byte, n, b int) int
+// func searchIncreasing(seg []byte, n, b int) int
 //
-// searchSparse(t[:n], b) for 0 <= n <= 32 and 0 <= b <= 255 when t[:n]
-// strictly increases, else notIncreasing (1<<30), with SSE2 and no branch
-// on the bytes (see sparsesearch.go). x -sat y, the unsigned subtraction
-// that stops at 0, is 0 exactly where x <= y.
-TEXT ·searchIncreasing(SB), NOSPLIT|NOFRAME, $0-32
-	MOVQ t+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ b+16(FP), DX
+// searchSparse(seg[2:2+n], b) for 0 <= n <= 32 and 0 <= b <= 255, when
+// len(seg) >= 35 and seg[2:2+n] strictly increases, else notIncreasing
+// (1<<30), with SSE2 and no branch on the bytes (see sparsesearch.go).
+// x -sat y, the unsigned subtraction that stops at 0, is 0 exactly where
+// x <= y.
+TEXT ·searchIncreasing(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ seg_base+0(FP), SI
+	MOVQ seg_len+8(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ b+32(FP), DX
+	CMPQ CX, $32
+	JHI notincreasing            // n > 32 (unsigned: n is a count)
+	CMPQ DX, $255
+	JHI notincreasing            // b is eos (unsigned: -1 is above)
+	CMPQ R8, $35
+	JLT notincreasing            // the 33 bytes from seg[2] do not lie in seg
+	ADDQ $2, SI                  // SI: t, the transitions
 	MOVQ DX, X6
 	PUNPCKLBW X6, X6
 	PUNPCKLWL X6, X6
@@ -54,9 +63,9 @@ TEXT ·searchIncreasing(SB), NOSPLIT|NOFRAME, $0-32
 	CMOVQNE R9, AX               // t[lo] is not b
 	CMPQ R11, CX
 	CMOVQGE R9, AX               // lo is past the transitions
-	MOVQ AX, ret+24(FP)
+	MOVQ AX, ret+40(FP)
 	RET
 notincreasing:
 	MOVQ $0x40000000, AX
-	MOVQ AX, ret+24(FP)
+	MOVQ AX, ret+40(FP)
 	RET

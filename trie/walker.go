@@ -9,10 +9,16 @@ type Walker struct {
 	t  *Trie
 	nv nodeView
 	// The payload of the node the last exact walk stopped at (flags 0: not
-	// a candidate).
-	flags   uint8
-	payload []byte
-	touch   byte // the bytes the walks read ahead (touchAround, prefetches), kept so the loads stay
+	// a candidate): flags, and where its bytes start, as a position in the
+	// trie (payOff), not as a slice, so that a walk's answer is two plain
+	// stores (a slice is three, with a write barrier on its pointer).
+	// Payload builds the slice: in a trie without an early-open tail the
+	// bytes run from payOff to the end of File; with a tail, to payEnd, the
+	// end of the stopping node's segment (setStop sets both).
+	flags  uint8
+	touch  byte // the bytes the walks read ahead (touchAround, prefetches), kept so the loads stay
+	payOff int64
+	payEnd int64
 }
 
 // Walker returns a walker over t.
@@ -65,8 +71,25 @@ func (w *Walker) ExactPrefix(prefix []byte) (node int64, ok, more bool, err erro
 
 // Payload returns the payload flags and bytes (to the end of the node's
 // segment, aliasing the source) of the node the last Exact or ExactPrefix hit
-// stopped at; it is what Trie.Payload returns for that node.
-func (w *Walker) Payload() (flags uint8, payload []byte) { return w.flags, w.payload }
+// stopped at; it is what Trie.Payload returns for that node. The walk
+// checked that the payload's start lies in the segment, so the slice
+// expression cannot fail.
+func (w *Walker) Payload() (flags uint8, payload []byte) {
+	if w.t.src.Tail == nil {
+		return w.flags, w.t.src.File[w.payOff:]
+	}
+	return w.flags, w.tailPayload()
+}
+
+// tailPayload is Payload's slice in a trie with an early-open tail: the
+// bytes from payOff to payEnd, in the segment setStop found them in.
+func (w *Walker) tailPayload() []byte {
+	s := &w.t.src
+	if w.payEnd > s.Cutoff { // a segment of File ends at Cutoff at the latest
+		return s.Tail[w.payOff-s.Cutoff : w.payEnd-s.Cutoff]
+	}
+	return s.File[w.payOff:w.payEnd]
+}
 
 // exactWalk is exact through the general decoder alone: a loop of
 // exactStep from the root. It walks tries with an early-open tail, and it is
@@ -100,7 +123,7 @@ func (w *Walker) exactStopped(pos int64, err error) (node int64, ok, more bool, 
 
 // exactStep moves an exact walk through the node at pos with key byte b (a
 // byte or eos), through the general decoder (nodeView). It returns the child
-// to visit next, or -1 when the walk stops here; then w.flags and w.payload
+// to visit next, or -1 when the walk stops here; then w.flags and w.payOff
 // are the stopping node's candidate payload (flags 0 when the node is not a
 // candidate: Exact's rule, the key consumed or a node without children, is
 // applied here). It is the one step every exact walk takes for a node its
@@ -116,7 +139,7 @@ func (w *Walker) exactStep(pos int64, b int) (int64, error) {
 func (w *Walker) exactNext(b int) (int64, error) {
 	i := w.nv.search(b)
 	if i < 0 {
-		w.setStop(w.nv.flags, b, w.nv.n, w.nv.b[w.nv.ppos:])
+		w.setStop(w.nv.flags, b, w.nv.n)
 		return -1, nil
 	}
 	return w.childOf(i)
@@ -135,13 +158,17 @@ func (w *Walker) childOf(i int) (int64, error) {
 	return c, nil
 }
 
-// setStop records the node a walk stopped at without a child for b: a
-// candidate if the key was consumed (b is eos) or the node has no children.
-func (w *Walker) setStop(flags uint8, b, n int, payload []byte) {
+// setStop records the node loaded in w.nv, where a walk stopped without a
+// child for b: a candidate if the key was consumed (b is eos) or the node
+// has no children; its payload runs from its payload position to the end of
+// its segment (nv.b).
+func (w *Walker) setStop(flags uint8, b, n int) {
 	if b != eos && n != 0 {
 		flags = 0
 	}
-	w.flags, w.payload = flags, payload
+	w.flags = flags
+	w.payOff = w.nv.pos + int64(w.nv.ppos)
+	w.payEnd = w.nv.pos + int64(len(w.nv.b))
 }
 
 // Ceiling finds the candidates for the smallest entry >= key (docs/format.md §9.4):
@@ -151,7 +178,7 @@ func (w *Walker) setStop(flags uint8, b, n int, payload []byte) {
 // the smallest entry of the nearest branch entirely above key. Either is -1
 // when absent. The caller tries atKey first, then greater.
 func (w *Walker) Ceiling(key []byte) (atKey, greater int64, err error) {
-	atKey, greater, _, err = w.ceiling(key, false)
+	atKey, greater, _, err = w.ceilingFile(key, false) // walkfile.go; it hands a trie with a tail to ceilingWalk
 	return atKey, greater, err
 }
 
@@ -159,14 +186,7 @@ func (w *Walker) Ceiling(key []byte) (atKey, greater int64, err error) {
 // the key, as ExactPrefix is for Exact: when more is true the walk needs the
 // byte after prefix and the caller runs Ceiling on the whole key.
 func (w *Walker) CeilingPrefix(prefix []byte) (atKey, greater int64, more bool, err error) {
-	return w.ceiling(prefix, true)
-}
-
-func (w *Walker) ceiling(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
-	if w.t.src.Tail == nil {
-		return w.ceilingFile(key, partial) // walkfile.go
-	}
-	return w.ceilingWalk(key, partial)
+	return w.ceilingFile(prefix, true)
 }
 
 // ceilingWalk is ceiling through the general decoder alone: a loop of
@@ -220,7 +240,7 @@ func (w *Walker) ceilingNext(b int, greater *int64) (int64, error) {
 	}
 	*greater = g
 	if i < 0 {
-		w.setStop(w.nv.flags, b, w.nv.n, nil)
+		w.setStop(w.nv.flags, b, w.nv.n)
 		return -1, nil
 	}
 	return w.childOf(i)
@@ -300,12 +320,22 @@ func (w *Walker) goMin(pos int64) (int64, error) { return w.goMinFrom(pos, false
 // Positions strictly decrease, so it stops. Reaching a leaf without payload
 // is corruption, except for the root of an empty trie.
 func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
-	if seg, ok := w.t.src.segment(pos); ok && seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
-		// A leaf with a payload, what a ceiling's greater branch of hashed
-		// keys usually is: the answer the loop below gives it, without
-		// decoding the node.
-		return pos, nil
+	if seg, ok := w.t.src.segment(pos); ok {
+		if seg[0]>>4 == byte(payloadOnly) && seg[0]&0xF != 0 {
+			// A leaf with a payload, what a ceiling's greater branch of
+			// hashed keys usually is: the answer the loop below gives it,
+			// without decoding the node.
+			return pos, nil
+		}
+		if c := sparse8FirstLeaf(&w.t.src, seg, pos); c >= 0 {
+			return c, nil
+		}
 	}
+	return w.goMinLoop(pos, isRoot)
+}
+
+// goMinLoop is goMinFrom without its shortcuts: the loop itself.
+func (w *Walker) goMinLoop(pos int64, isRoot bool) (int64, error) {
 	if err := w.nv.load(&w.t.src, pos); err != nil {
 		return -1, err
 	}
@@ -321,6 +351,32 @@ func (w *Walker) goMinFrom(pos int64, isRoot bool) (int64, error) {
 		}
 	}
 	return w.nv.pos, nil
+}
+
+// sparse8FirstLeaf returns the first child of the node at pos (seg, its
+// segment from pos) when the node is a SPARSE_8 without payload whose fixed
+// part fits in seg and whose first child is a leaf with a payload: the
+// node goMinFrom's loop answers for it, found without decoding either node.
+// That is the greater branch a ceiling below the jump table passes last
+// when the key's byte is above the node's transitions (the next entry's
+// SPARSE_8 node, at a million Murmur3 keys). It returns -1 for any other
+// node, and the loop decides (TestGoMinShortcut compares).
+func sparse8FirstLeaf(src *Source, seg []byte, pos int64) int64 {
+	if seg[0] != byte(sparse8)<<4 || len(seg) < 2 {
+		return -1
+	}
+	n := int(seg[1])
+	if n == 0 || len(seg) < 2+2*n {
+		return -1
+	}
+	// The first child's pointer. One of 0 leads to the node itself, no
+	// leaf, and one above pos to a negative position, which segment
+	// refuses: neither needs a test of its own.
+	d := int64(seg[2+n])
+	if c, ok := src.segment(pos - d); ok && c[0]>>4 == byte(payloadOnly) && c[0]&0xF != 0 {
+		return pos - d
+	}
+	return -1
 }
 
 // goMax descends through last children until a leaf (payloads on the way are

@@ -72,7 +72,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 			switch t := nodeType(h >> 4); t {
 			case payloadOnly:
 				// No children: a candidate whatever b is.
-				w.flags, w.payload = flags, seg[1:]
+				w.flags, w.payOff = flags, pos+1
 				if flags == 0 {
 					return -1, false, false, nil
 				}
@@ -100,10 +100,12 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if len(seg) < ppos {
 					break
 				}
-				found := notIncreasing // searchNode, inlined by hand
-				if n <= maxIncreasing && b >= 0 && len(seg) >= 2+increasingSpan {
-					found = searchIncreasing((*[increasingSpan]byte)(seg[2:2+increasingSpan]), n, b)
-				}
+				// The search (sparsesearch.go). searchIncreasing makes the
+				// node's range tests itself, so that no path here skips its
+				// call: the values live across it then stay in their stack
+				// slots, and each is loaded where a path uses it, not all
+				// at a join with a path without the call.
+				found := searchIncreasing(seg, n, b)
 				if found == notIncreasing {
 					found = searchSparse(seg[2:2+n], b)
 				}
@@ -111,7 +113,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos && n != 0 {
 						flags = 0
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payOff = flags, pos+int64(ppos)
 					if flags == 0 {
 						return -1, false, false, nil
 					}
@@ -130,7 +132,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 				if k+1 < len(key) || !partial {
 					if uint64(pos) < uint64(len(f)) && f[pos]>>4 == byte(payloadOnly) {
 						flags := f[pos] & 0xF
-						w.flags, w.payload = flags, f[pos+1:]
+						w.flags, w.payOff = flags, pos+1
 						if flags == 0 {
 							return -1, false, false, nil
 						}
@@ -155,7 +157,7 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 					if b != eos {
 						flags = 0 // a DENSE node has children
 					}
-					w.flags, w.payload = flags, seg[ppos:]
+					w.flags, w.payOff = flags, pos+int64(ppos)
 					if flags == 0 {
 						return -1, false, false, nil
 					}
@@ -362,8 +364,12 @@ func touchAround(f []byte, c int64) byte {
 
 // ceilingFile is ceiling over a complete file: a manually inlined version
 // of ceilingWalk, decoding the node types exactFile does and taking one
-// general step (ceilingStep) for any other node.
+// general step (ceilingStep) for any other node. A trie with an early-open
+// tail it hands to ceilingWalk.
 func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, more bool, err error) {
+	if w.t.src.Tail != nil {
+		return w.ceilingWalk(key, partial) // here, so that Ceiling and CeilingPrefix make one call
+	}
 	f := w.t.src.File
 	pos, k := w.t.root, 0
 	greater = none
@@ -425,7 +431,10 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 				if len(seg) < sparseFixed(t, n) {
 					break
 				}
-				found := searchNode(seg, n, b)
+				found := searchIncreasing(seg, n, b) // as in exactFile
+				if found == notIncreasing {
+					found = searchSparse(seg[2:2+n], b)
+				}
 				next := -found - 1 // the first slot above b
 				if found >= 0 {
 					next = found + 1
