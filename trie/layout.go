@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/bti-go/bti/internal/invariants"
 )
@@ -226,7 +225,10 @@ func (w *Writer) layoutChildren(i int32) {
 			panic(fmt.Sprintf("trie: chose a %d-byte branch for %d bytes left", w.candidates[k].size, f.bytesLeft))
 		}
 		cand := w.candidates[k]
-		w.candidates = slices.Delete(w.candidates, k, k+1)
+		// Taken out by one copy and a reslice: slices.Delete also clears
+		// the vacated element, which nothing here reads again.
+		copy(w.candidates[k:], w.candidates[k+1:])
+		w.candidates = w.candidates[:len(w.candidates)-1]
 
 		var pos int64
 		if cand.ref.leaf() {
@@ -254,7 +256,17 @@ func (w *Writer) layoutChildren(i int32) {
 					// the boundary rather than retried forever.
 				}
 			}
-			pos = w.write(cand.ref.node())
+			if c := &w.nodes[cand.ref.node()]; c.height() != 0 && c.nkids != 0 && !c.outOfPageChildren && !w.noFastPaths {
+				// A marked branch, most of what is laid out: straight to
+				// writeShallow, which write would hand it to after
+				// pushing a frame and reading the node again (the same
+				// test; TestLeafNodePass compares both with the general
+				// path, Writer.noFastPaths).
+				pos = w.writeShallow(c, w.children(c), w.leafSlotsOf(c))
+				w.release(cand.ref.node())
+			} else {
+				pos = w.write(cand.ref.node())
+			}
 		}
 		if w.completing {
 			w.flushWhileCompleting()
@@ -373,13 +385,25 @@ func (w *Writer) insertCandidate(start int, c candidate) {
 // sorted) of the largest branch whose size is at most limit, ties broken by
 // the higher transition byte; -1 if none fits.
 func (w *Writer) largestCandidate(start int, limit int64) int {
-	top := w.candidates[start:]
-	// The first candidate larger than limit; the one before it is the answer.
-	k := sort.Search(len(top), func(k int) bool { return top[k].size > limit })
-	if k == 0 {
+	// The first candidate larger than limit; the one before it is the
+	// answer. sort.Search's loop, written out: the closure call per probe
+	// was most of this function's cost.
+	c := w.candidates
+	lo, hi := start, len(c)
+	// Invariant: c[lo-1].size <= limit (or lo == start), c[hi].size > limit
+	// (or hi == len(c)).
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].size > limit {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == start {
 		return -1
 	}
-	return start + k - 1
+	return lo - 1
 }
 
 // recalcFrame is one level of recalcTotalSize.
