@@ -44,7 +44,7 @@ func (w *Writer) closeNode(i int32) {
 	if written || n.nkids == 0 {
 		size = w.sizeOf(n, w.Position())
 	} else if k := int(n.nkids); t.leavesOnly && k >= 2 && branch < 1<<8 && leafNodeIsSparse8(k, w.span(n), branch) {
-		// sizeFor's answer for the node writeLeafNode writes, without
+		// sizeFor's answer for the node appendOneLeafNode writes, without
 		// typeFor: child 0, a leaf, is the branch size back.
 		size = int64(2+2*k) + int64(w.payloadLen(n))
 		if invariants.Enabled && size != w.sizeFor(n, branch) {
@@ -536,7 +536,7 @@ func (w *Writer) write(i int32) int64 {
 			// PAYLOAD_ONLY wherever it goes. (A leaf at slot 0 leaves
 			// firstBranch at the 0 the frame started with.)
 			pos := w.Position()
-			w.appendLeaf(c)
+			w.out.B = w.appendLeaf(w.out.B, c)
 			if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
 				panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
 			}
@@ -568,14 +568,14 @@ func (w *Writer) write(i int32) int64 {
 	}
 }
 
-// appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and
-// the payload. (Most childless nodes never become nodes: see leafRef.)
-func (w *Writer) appendLeaf(c *node) {
-	out := w.out
-	out.B = append(out.B, byte(payloadOnly)<<4|c.payloadFlags())
+// appendLeaf appends the childless node c to dst: PAYLOAD_ONLY's header
+// and the payload. (Most childless nodes never become nodes: see leafRef.)
+func (w *Writer) appendLeaf(dst []byte, c *node) []byte {
+	dst = append(dst, byte(payloadOnly)<<4|c.payloadFlags())
 	if c.hasPayload {
-		out.B = append(out.B, w.payload(c)...)
+		dst = append(dst, w.payload(c)...)
 	}
+	return dst
 }
 
 // placeChild records in frame f's node that the child just visited (the
