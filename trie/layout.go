@@ -29,7 +29,8 @@ func (w *Writer) closeNode(i int32) {
 	if n.nkids <= 1 && (n.nkids == 0 && w.closeLeaf(n) || n.nkids == 1 && !w.noFastPaths && w.closeSingle(n)) {
 		return
 	}
-	t := w.totalChildren(w.children(n))
+	refs := w.children(n)
+	t := w.totalChildren(refs)
 	branch, written := t.branch, t.written
 	n.branchSize = int32(branch)
 	// Sized as Cassandra sizes it here: with C still set from newNode, so
@@ -43,15 +44,21 @@ func (w *Writer) closeNode(i int32) {
 	var size int64
 	if written || n.nkids == 0 {
 		size = w.sizeOf(n, w.Position())
-	} else if k := int(n.nkids); t.leavesOnly && k >= 2 && branch < 1<<8 && leafNodeIsSparse8(k, w.span(n), branch) {
-		// sizeFor's answer for the node appendOneLeafNode writes, without
-		// typeFor: child 0, a leaf, is the branch size back.
-		size = int64(2+2*k) + int64(w.payloadLen(n))
-		if invariants.Enabled && size != w.sizeFor(n, branch) {
-			panic(fmt.Sprintf("trie: a SPARSE_8 leaf node of %d bytes, sizeFor says %d", size, w.sizeFor(n, branch)))
-		}
 	} else {
-		size = w.sizeFor(n, branch-int64(w.pendingBranch(*w.lists.at(n.list))))
+		k := len(refs)
+		dist := branch - int64(w.pendingBranch(refs[0]))
+		span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
+		if isSparse8(k, span, dist) {
+			// sizeFor's answer for a SPARSE_8 node (most of an index's),
+			// without typeFor and without reading the list again for the
+			// span: 2 bytes, and 2 a child.
+			size = int64(2+2*k) + int64(w.payloadLen(n))
+			if invariants.Enabled && size != w.sizeFor(n, dist) {
+				panic(fmt.Sprintf("trie: a SPARSE_8 node of %d bytes, sizeFor says %d", size, w.sizeFor(n, dist)))
+			}
+		} else {
+			size = w.sizeFor(n, dist)
+		}
 	}
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
@@ -68,8 +75,8 @@ func (w *Writer) closeNode(i int32) {
 type childTotals struct {
 	branch int64 // the pending children's branches and own sizes
 	// written (Cassandra's C for the node), inBranch (its B: a child has C
-	// or B) and leavesOnly (every child is a pending leaf).
-	written, inBranch, leavesOnly bool
+	// or B).
+	written, inBranch bool
 	// height is the node's height mark (see maxMarkedHeight), 0 when it
 	// gets none: a child is written, a child node has no mark (as one
 	// with C or B set has not), or the height exceeds maxMarkedHeight.
@@ -95,7 +102,7 @@ func (w *Writer) totalChildren(refs []childRef) childTotals {
 		branch += int64(refs[k].leafSize()) // a leaf has no branch, no C, no B
 	}
 	if k == len(refs) {
-		return childTotals{branch: branch, leavesOnly: true, height: 1}
+		return childTotals{branch: branch, height: 1}
 	}
 	t := childTotals{}
 	// The height mark so far and the lowest mark of a child node, 0 if

@@ -160,16 +160,16 @@ func (w *Writer) appendShallow(b []byte, n *node, refs []childRef, leaves []leaf
 	}
 	// appendNode for n, manually inlined: C is false, so the type
 	// follows from the branch size less child 0's branch (writtenMaxDist),
-	// SPARSE_8 by its test alone (leafNodeIsSparse8: a Murmur3 index's
-	// nodes over a leaf node), which is then written here directly; other
-	// types go through appendPointers.
+	// SPARSE_8 by its test alone (isSparse8: a Murmur3 index's nodes
+	// over a leaf node), which is then written here directly; other types
+	// go through appendPointers.
 	at := len(b)
 	pos := base + int64(at)
 	k := len(refs)
 	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
 	maxDist := int64(n.branchSize - firstBranch)
 	t := sparse8
-	if !leafNodeIsSparse8(k, span, maxDist) {
+	if !isSparse8(k, span, maxDist) {
 		t = typeFor(k, span, n.hasPayload, maxDist)
 	}
 	if invariants.Enabled {
@@ -216,7 +216,7 @@ func (w *Writer) appendShallow(b []byte, n *node, refs []childRef, leaves []leaf
 // before it back), so no written ref is stored and read back. Its type is
 // typeFor's for a maximum distance of the branch size (child 0, a leaf,
 // has no branch of its own), decided by SPARSE_8's test alone
-// (leafNodeIsSparse8) for most of a Murmur3 index's nodes, which are then
+// (isSparse8) for most of a Murmur3 index's nodes, which are then
 // written here directly; others go through appendPointers.
 // TestLeafNodePass ties it to the general path (Writer.noFastPaths),
 // the invariants tag the SPARSE_8 test to typeFor.
@@ -237,7 +237,7 @@ func (w *Writer) appendOneLeafNode(b []byte, n *node, refs []childRef, leaves []
 		panic(fmt.Sprintf("trie: leaves of %d bytes under a branch estimate of %d", at-start, branch))
 	}
 	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
-	if leafNodeIsSparse8(k, span, branch) {
+	if isSparse8(k, span, branch) {
 		if invariants.Enabled {
 			if t := typeFor(k, span, n.hasPayload, branch); t != sparse8 {
 				panic(fmt.Sprintf("trie: leaf node pass took SPARSE_8 where typeFor takes %v", t))
@@ -289,12 +289,13 @@ func (w *Writer) appendOneLeafNode(b []byte, n *node, refs []childRef, leaves []
 	return b, at
 }
 
-// leafNodeIsSparse8 is typeFor's choice for a node of k children, all
-// leaves, over span transition bytes, whose first child is the branch size
-// back (writtenMaxDist and closeNode's estimate with C false and a leaf
-// first, whose branch is 0): SPARSE_8 when two children or more are at most
-// 255 bytes back and SPARSE_8 is smaller than DENSE_12 over their span.
+// isSparse8 reports whether typeFor takes SPARSE_8 for a node of k
+// children over span transition bytes whose farthest child is maxDist
+// back (with C false child 0, the branch size less child 0's branch:
+// writtenMaxDist and closeNode's estimate): when two children or more are
+// at most 255 bytes back and SPARSE_8 is smaller than DENSE_12 over their
+// span; a payload does not change the choice for two children or more.
 // The invariants tag checks it against typeFor where it is used.
-func leafNodeIsSparse8(k, span int, branch int64) bool {
-	return k >= 2 && branch < 1<<8 && 2+2*k < 3+(3*span+1)/2
+func isSparse8(k, span int, maxDist int64) bool {
+	return k >= 2 && maxDist < 1<<8 && 2+2*k < 3+(3*span+1)/2
 }
