@@ -242,8 +242,9 @@ func (w *Writer) layoutChildren(i int32) {
 			w.reserveOut(len(leafSlot{}))
 			pos = w.appendLeafSlot(w.lists.leaf(w.nodes[f.node].list+cand.slot), cand.ref.leafSize())
 		} else {
-			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
-				node := cand.ref.node()
+			node := cand.ref.node()
+			switch c := &w.nodes[node]; {
+			case c.outOfPageChildren || c.outOfPageInBranch:
 				if actual := w.recalcTotalSize(node, w.Position()); actual > f.bytesLeft {
 					if f.bytesLeft == w.pageSize && w.hasPendingChild(node) {
 						// Not even an empty page holds it: shrink it first.
@@ -262,17 +263,17 @@ func (w *Writer) layoutChildren(i int32) {
 					// here; with tiny test pages the node is written across
 					// the boundary rather than retried forever.
 				}
-			}
-			if c := &w.nodes[cand.ref.node()]; c.height() != 0 && c.nkids != 0 && !c.outOfPageChildren && !w.noFastPaths {
-				// A marked branch, most of what is laid out: straight to
-				// writeShallow, which write would hand it to after
-				// pushing a frame and reading the node again (the same
-				// test; TestLeafNodePass compares both with the general
-				// path, Writer.noFastPaths).
+				pos = w.write(node)
+			case c.height() != 0 && c.nkids != 0 && !w.noFastPaths:
+				// A marked branch (C false), most of what is laid out:
+				// straight to writeShallow, which write would hand it to
+				// after pushing a frame and reading the node again (the
+				// same test; TestLeafNodePass compares both with the
+				// general path, Writer.noFastPaths).
 				pos = w.writeShallow(c, w.children(c), w.leafSlotsOf(c))
-				w.release(cand.ref.node())
-			} else {
-				pos = w.write(cand.ref.node())
+				w.release(node)
+			default:
+				pos = w.write(node)
 			}
 		}
 		if w.completing {
