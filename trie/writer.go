@@ -165,9 +165,9 @@ type Writer struct {
 	done       bool
 	rootPos    int64
 
-	// noFastPaths makes closeNode and write take their general paths
-	// for every node, for TestLeafNodePass, which compares them with
-	// closeSingle's and writeShallow's (appendShallow's and
+	// noFastPaths makes closeNode, layoutChildren and write take their
+	// general paths for every node, for TestLeafNodePass, which compares
+	// them with closeSingle's and writeShallow's (appendShallow's and
 	// appendOneLeafNode's).
 	noFastPaths bool
 
@@ -445,12 +445,13 @@ func (w *Writer) dropPayload(n *node) {
 // of which size count, so the caller makes room for 16 (reserveOut). The
 // leaf writes of write and layoutChildren go through it (a marked
 // branch's are appendShallow's and appendOneLeafNode's own, at a running
-// offset); without the room check it is small enough to be inlined there. With the check inside
-// (a call per leaf) a warm build of 1M Murmur3 UUID keys took 628.3
-// instructions per key instead of 624.2, the row index build of
-// golden-rows bigint-uuid-5000 1604.8 to 1610.6 per block instead of
-// 1591.3 (the measures of AddShared's and writeLeafNode's comments, at
-// 4a53668 and the commit that made this change).
+// offset); without the room check it is small enough to be inlined
+// there. With the check inside (a call per leaf) a warm build of 1M
+// Murmur3 UUID keys took 628.3 instructions per key instead of 624.2, the
+// row index build of golden-rows bigint-uuid-5000 1604.8 to 1610.6 per
+// block instead of 1591.3 (the measures of AddShared's and
+// writeLeafNode's comments, now appendOneLeafNode's, at 4a53668 and the
+// commit that made this change).
 func (w *Writer) appendLeafSlot(s *leafSlot, size int32) int64 {
 	out := w.out
 	l := len(out.B)
