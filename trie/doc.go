@@ -194,7 +194,8 @@
 //	closed -> written   write (post-order branch;   PageAware.write (writeRecursive in the
 //	                    a marked branch in one      deep variant) + Node.finalizeWithPosition
 //	                    pass: writeShallow,
-//	                    writeLeafNode), then the
+//	                    appendShallow,
+//	                    appendOneLeafNode), then the
 //	                    caller stores the position
 //	                    in the parent's ref
 //	                    (layoutChildren,
@@ -236,13 +237,14 @@
 //
 // Why the one-pass writers (onepass.go) give the general path's result:
 // closeSingle is closeNode's loop for one child, with sizeFor's answer for
-// a one-child node. writeShallow and writeLeafNode write a branch that
-// closeNode marked (no written child or descendant anywhere in it, at most
-// 15 levels) in write's order, and take each node's type from the same
-// estimates writtenMaxDist reads (C is false in a marked branch, so the
-// branch size less child 0's branch); their pointers are real distances,
-// as appendNode's are. TestLeafNodePass builds the same keys with and
-// without them (Writer.noFastPaths) and compares bytes and partial views.
+// a one-child node. writeShallow (with appendShallow and appendOneLeafNode)
+// writes a branch that closeNode marked (no written child or descendant
+// anywhere in it, at most 15 levels) in write's order, and takes each
+// node's type from the same estimates writtenMaxDist reads (C is false in
+// a marked branch, so the branch size less child 0's branch); its pointers
+// are real distances, as appendNode's are. TestLeafNodePass builds the
+// same keys with and without them (Writer.noFastPaths) and compares bytes
+// and partial views.
 //
 // Under the invariants tag (go test -tags invariants) the writer checks
 // Cassandra's layout assertions: every node is written where its branch

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/bti-go/bti/internal/invariants"
 )
@@ -30,7 +29,8 @@ func (w *Writer) closeNode(i int32) {
 	if n.nkids <= 1 && (n.nkids == 0 && w.closeLeaf(n) || n.nkids == 1 && !w.noFastPaths && w.closeSingle(n)) {
 		return
 	}
-	t := w.totalChildren(w.children(n))
+	refs := w.children(n)
+	t := w.totalChildren(refs)
 	branch, written := t.branch, t.written
 	n.branchSize = int32(branch)
 	// Sized as Cassandra sizes it here: with C still set from newNode, so
@@ -44,15 +44,21 @@ func (w *Writer) closeNode(i int32) {
 	var size int64
 	if written || n.nkids == 0 {
 		size = w.sizeOf(n, w.Position())
-	} else if k := int(n.nkids); t.leavesOnly && k >= 2 && branch < 1<<8 && leafNodeIsSparse8(k, w.span(n), branch) {
-		// sizeFor's answer for the node writeLeafNode writes, without
-		// typeFor: child 0, a leaf, is the branch size back.
-		size = int64(2+2*k) + int64(w.payloadLen(n))
-		if invariants.Enabled && size != w.sizeFor(n, branch) {
-			panic(fmt.Sprintf("trie: a SPARSE_8 leaf node of %d bytes, sizeFor says %d", size, w.sizeFor(n, branch)))
-		}
 	} else {
-		size = w.sizeFor(n, branch-int64(w.pendingBranch(*w.lists.at(n.list))))
+		k := len(refs)
+		dist := branch - int64(w.pendingBranch(refs[0]))
+		span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
+		if isSparse8(k, span, dist) {
+			// sizeFor's answer for a SPARSE_8 node (most of an index's),
+			// without typeFor and without reading the list again for the
+			// span: 2 bytes, and 2 a child.
+			size = int64(2+2*k) + int64(w.payloadLen(n))
+			if invariants.Enabled && size != w.sizeFor(n, dist) {
+				panic(fmt.Sprintf("trie: a SPARSE_8 node of %d bytes, sizeFor says %d", size, w.sizeFor(n, dist)))
+			}
+		} else {
+			size = w.sizeFor(n, dist)
+		}
 	}
 	if size+branch < w.pageSize {
 		// Fits in a page with everything below it: keep it pending.
@@ -69,8 +75,8 @@ func (w *Writer) closeNode(i int32) {
 type childTotals struct {
 	branch int64 // the pending children's branches and own sizes
 	// written (Cassandra's C for the node), inBranch (its B: a child has C
-	// or B) and leavesOnly (every child is a pending leaf).
-	written, inBranch, leavesOnly bool
+	// or B).
+	written, inBranch bool
 	// height is the node's height mark (see maxMarkedHeight), 0 when it
 	// gets none: a child is written, a child node has no mark (as one
 	// with C or B set has not), or the height exceeds maxMarkedHeight.
@@ -96,7 +102,7 @@ func (w *Writer) totalChildren(refs []childRef) childTotals {
 		branch += int64(refs[k].leafSize()) // a leaf has no branch, no C, no B
 	}
 	if k == len(refs) {
-		return childTotals{branch: branch, leavesOnly: true, height: 1}
+		return childTotals{branch: branch, height: 1}
 	}
 	t := childTotals{}
 	// The height mark so far and the lowest mark of a child node, 0 if
@@ -226,15 +232,19 @@ func (w *Writer) layoutChildren(i int32) {
 			panic(fmt.Sprintf("trie: chose a %d-byte branch for %d bytes left", w.candidates[k].size, f.bytesLeft))
 		}
 		cand := w.candidates[k]
-		w.candidates = slices.Delete(w.candidates, k, k+1)
+		// Taken out by one copy and a reslice: slices.Delete also clears
+		// the vacated element, which nothing here reads again.
+		copy(w.candidates[k:], w.candidates[k+1:])
+		w.candidates = w.candidates[:len(w.candidates)-1]
 
 		var pos int64
 		if cand.ref.leaf() {
 			w.reserveOut(len(leafSlot{}))
 			pos = w.appendLeafSlot(w.lists.leaf(w.nodes[f.node].list+cand.slot), cand.ref.leafSize())
 		} else {
-			if c := &w.nodes[cand.ref.node()]; c.outOfPageChildren || c.outOfPageInBranch {
-				node := cand.ref.node()
+			node := cand.ref.node()
+			switch c := &w.nodes[node]; {
+			case c.outOfPageChildren || c.outOfPageInBranch:
 				if actual := w.recalcTotalSize(node, w.Position()); actual > f.bytesLeft {
 					if f.bytesLeft == w.pageSize && w.hasPendingChild(node) {
 						// Not even an empty page holds it: shrink it first.
@@ -253,8 +263,18 @@ func (w *Writer) layoutChildren(i int32) {
 					// here; with tiny test pages the node is written across
 					// the boundary rather than retried forever.
 				}
+				pos = w.write(node)
+			case c.height() != 0 && c.nkids != 0 && !w.noFastPaths:
+				// A marked branch (C false), most of what is laid out:
+				// straight to writeShallow, which write would hand it to
+				// after pushing a frame and reading the node again (the
+				// same test; TestLeafNodePass compares both with the
+				// general path, Writer.noFastPaths).
+				pos = w.writeShallow(c, w.children(c), w.leafSlotsOf(c))
+				w.release(node)
+			default:
+				pos = w.write(node)
 			}
-			pos = w.write(cand.ref.node())
 		}
 		if w.completing {
 			w.flushWhileCompleting()
@@ -373,13 +393,25 @@ func (w *Writer) insertCandidate(start int, c candidate) {
 // sorted) of the largest branch whose size is at most limit, ties broken by
 // the higher transition byte; -1 if none fits.
 func (w *Writer) largestCandidate(start int, limit int64) int {
-	top := w.candidates[start:]
-	// The first candidate larger than limit; the one before it is the answer.
-	k := sort.Search(len(top), func(k int) bool { return top[k].size > limit })
-	if k == 0 {
+	// The first candidate larger than limit; the one before it is the
+	// answer. sort.Search's loop, written out: the closure call per probe
+	// was most of this function's cost.
+	c := w.candidates
+	lo, hi := start, len(c)
+	// Invariant: c[lo-1].size <= limit (or lo == start), c[hi].size > limit
+	// (or hi == len(c)).
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].size > limit {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == start {
 		return -1
 	}
-	return start + k - 1
+	return lo - 1
 }
 
 // recalcFrame is one level of recalcTotalSize.
@@ -512,7 +544,7 @@ func (w *Writer) write(i int32) int64 {
 			// PAYLOAD_ONLY wherever it goes. (A leaf at slot 0 leaves
 			// firstBranch at the 0 the frame started with.)
 			pos := w.Position()
-			w.appendLeaf(c)
+			w.out.B = w.appendLeaf(w.out.B, c)
 			if invariants.Enabled && w.Position() != pos+int64(c.ownSize) && w.Position()%w.pageSize != 0 {
 				panic(fmt.Sprintf("trie: leaf at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, c.ownSize))
 			}
@@ -544,14 +576,14 @@ func (w *Writer) write(i int32) int64 {
 	}
 }
 
-// appendLeaf serializes the childless node c: PAYLOAD_ONLY's header and
-// the payload. (Most childless nodes never become nodes: see leafRef.)
-func (w *Writer) appendLeaf(c *node) {
-	out := w.out
-	out.B = append(out.B, byte(payloadOnly)<<4|c.payloadFlags())
+// appendLeaf appends the childless node c to dst: PAYLOAD_ONLY's header
+// and the payload. (Most childless nodes never become nodes: see leafRef.)
+func (w *Writer) appendLeaf(dst []byte, c *node) []byte {
+	dst = append(dst, byte(payloadOnly)<<4|c.payloadFlags())
 	if c.hasPayload {
-		out.B = append(out.B, w.payload(c)...)
+		dst = append(dst, w.payload(c)...)
 	}
+	return dst
 }
 
 // placeChild records in frame f's node that the child just visited (the

@@ -9,9 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLeafNodePass ties writeShallow and writeLeafNode, write's one pass
-// over a marked branch, to the general path they mirror (write's loop over
-// the branch, then appendNode): the same keys written with and without
+// TestLeafNodePass ties writeShallow, appendShallow and appendOneLeafNode,
+// write's one pass over a marked branch, and closeSingle, to the general
+// paths they mirror (write's loop over the branch, then appendNode;
+// closeNode's loop): the same keys written with and without
 // them (Writer.noFastPaths), partial views taken after the same keys,
 // give the same bytes, roots and views. The key sets make nodes of 1 to 60
 // leaves over narrow and wide spans (SPARSE_8, DENSE_12, SINGLE), branches

@@ -94,13 +94,14 @@ func (w *Writer) leafSlotsOf(n *node) []leafSlot {
 // its branch in one pass, and returns its position: it is a manually
 // inlined version of write's loop over n's branch followed by appendNode,
 // for the branches closeNode marked, so no frame is pushed for any node
-// of it. It recurses into child nodes, which have height marks too (the
-// mark bounds the depth at maxMarkedHeight), and writes a node of height
-// 1, whose children are all leaves, by writeLeafNode. The bytes are the
-// general path's, in its order: each child's branch, then the child, in
-// transition order, then n, whose type follows from its estimates
-// (writtenMaxDist with C false: the branch size less child 0's branch).
-// TestLeafNodePass ties it to the general path (Writer.noFastPaths).
+// of it. It makes room for the whole branch once (estimates are exact by
+// now: write asserts it under the invariants tag) and hands the node to
+// appendOneLeafNode when all its children are leaves (height 1), else to
+// appendShallow. The bytes are the general path's, in its order: each
+// child's branch, then the child, in transition order, then n, whose type
+// follows from its estimates (writtenMaxDist with C false: the branch
+// size less child 0's branch). TestLeafNodePass ties it to the general
+// path (Writer.noFastPaths).
 //
 // Marked are a Murmur3 index's nodes below two token bytes (height 1, or
 // 2 for the third of them at 1M keys where two keys share three bytes), a
@@ -108,47 +109,67 @@ func (w *Writer) leafSlotsOf(n *node) []leafSlot {
 // a few leaf nodes or short chains), and a row index's branches below
 // its few wide nodes (chains of single-child nodes ending in a leaf).
 func (w *Writer) writeShallow(n *node, refs []childRef, leaves []leafSlot) int64 {
-	if n.height() == 1 {
-		return w.writeLeafNode(n, refs, leaves)
-	}
 	// Room for the branch and the node, and for the 16-byte copy of a
-	// last leaf reaching past them (estimates are exact by now: write
-	// asserts it under the invariants tag; reserveOut is not inlined).
+	// last leaf reaching past them (reserveOut, which is not inlined).
 	out := w.out
 	if need := int(n.branchSize) + int(n.ownSize) + len(leafSlot{}); cap(out.B)-len(out.B) < need {
 		w.growOut(need)
 	}
-	start := w.Position()
+	var at int
+	if n.height() == 1 {
+		out.B, at = w.appendOneLeafNode(out.B, n, refs, leaves)
+	} else {
+		out.B, at = w.appendShallow(out.B, n, refs, leaves)
+	}
+	return out.Flushed() + int64(at)
+}
+
+// appendShallow appends node n (height 2 or more, C false) with its branch
+// to b, which has room for them (writeShallow made it), and returns b and
+// the node's offset in it. It recurses into child nodes, which have height
+// marks too (the mark bounds the depth at maxMarkedHeight): a node of
+// height 1 goes to appendOneLeafNode, a childless one to appendLeaf. Each
+// child's file position goes into n's list as a written ref, from which n's
+// pointers are then computed, as appendNode computes them.
+func (w *Writer) appendShallow(b []byte, n *node, refs []childRef, leaves []leafSlot) ([]byte, int) {
+	base := w.out.Flushed() // b is the output buffer: offset + base is a position
+	start := len(b)
 	var firstBranch int32
 	for i, r := range refs {
+		at := len(b)
 		if r.leaf() {
-			refs[i] = writtenRef(r.transition(), w.appendLeafSlot(&leaves[i], r.leafSize()))
-			continue
-		}
-		c := &w.nodes[r.node()]
-		var pos int64
-		if c.nkids == 0 {
-			pos = w.Position()
-			w.appendLeaf(c)
+			// appendLeafSlot on b: one 16-byte copy into the room made.
+			*(*leafSlot)(b[at : at+len(leafSlot{})]) = leaves[i]
+			b = b[:at+int(r.leafSize())]
 		} else {
+			c := &w.nodes[r.node()]
+			switch {
+			case c.nkids == 0:
+				b = w.appendLeaf(b, c)
+			case c.height() == 1:
+				b, at = w.appendOneLeafNode(b, c, w.children(c), w.leafSlotsOf(c))
+			default:
+				b, at = w.appendShallow(b, c, w.children(c), w.leafSlotsOf(c))
+			}
 			if i == 0 {
 				firstBranch = c.branchSize
 			}
-			pos = w.writeShallow(c, w.children(c), w.leafSlotsOf(c))
+			w.release(r.node())
 		}
-		w.release(r.node())
-		refs[i] = writtenRef(r.transition(), pos)
+		refs[i] = writtenRef(r.transition(), base+int64(at))
 	}
 	// appendNode for n, manually inlined: C is false, so the type
 	// follows from the branch size less child 0's branch (writtenMaxDist),
-	// SPARSE_8 by its test alone (leafNodeIsSparse8: a Murmur3 index's
-	// nodes over a leaf node), and the list and sizes are at hand.
-	pos := w.Position()
+	// SPARSE_8 by its test alone (isSparse8: a Murmur3 index's nodes
+	// over a leaf node), which is then written here directly; other types
+	// go through appendPointers.
+	at := len(b)
+	pos := base + int64(at)
 	k := len(refs)
 	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
 	maxDist := int64(n.branchSize - firstBranch)
 	t := sparse8
-	if !leafNodeIsSparse8(k, span, maxDist) {
+	if !isSparse8(k, span, maxDist) {
 		t = typeFor(k, span, n.hasPayload, maxDist)
 	}
 	if invariants.Enabled {
@@ -157,55 +178,54 @@ func (w *Writer) writeShallow(n *node, refs []childRef, leaves []leafSlot) int64
 		}
 		w.checkPointersFit(refs, t, pos)
 	}
-	dists := w.dists[:k]
-	for i, r := range refs {
-		dists[i] = uint64(pos - r.pos())
+	if t == sparse8 {
+		b = b[:at+2+2*k]
+		node := b[at:]
+		node[0], node[1] = byte(sparse8)<<4|n.payloadFlags(), byte(k)
+		trans, ptrs := node[2:2+k], node[2+k:2+2*k]
+		for i, r := range refs {
+			trans[i] = r.transition()
+			ptrs[i] = byte(pos - r.pos())
+		}
+	} else {
+		dists := w.dists[:k]
+		for i, r := range refs {
+			dists[i] = uint64(pos - r.pos())
+		}
+		b = appendPointers(b, t, n.payloadFlags(), refs, span, dists)
 	}
-	b := appendPointers(out.B, t, n.payloadFlags(), refs, span, dists)
 	if n.hasPayload {
 		b = append(b, w.payload(n)...)
 	}
-	out.B = b
-	if invariants.Enabled && pos-start != int64(n.branchSize) {
-		panic(fmt.Sprintf("trie: shallow node written at %d, its branch estimate put it at %d", pos, start+int64(n.branchSize)))
+	if invariants.Enabled && at-start != int(n.branchSize) {
+		panic(fmt.Sprintf("trie: shallow node written at %d, its branch estimate put it at %d", pos, base+int64(start)+int64(n.branchSize)))
 	}
-	if invariants.Enabled && w.Position() != pos+int64(n.ownSize) {
-		panic(fmt.Sprintf("trie: shallow node at %d took %d bytes, its estimate was %d", pos, w.Position()-pos, n.ownSize))
+	if invariants.Enabled && len(b)-at != int(n.ownSize) {
+		panic(fmt.Sprintf("trie: shallow node at %d took %d bytes, its estimate was %d", pos, len(b)-at, n.ownSize))
 	}
-	return pos
+	return b, at
 }
 
-// writeLeafNode writes node n, whose children are all pending leaves (its
-// height mark is 1) and none written (C false), with its leaves in one
-// pass, and returns its position. It is a manually inlined version of
-// write's leaf loop followed by appendNode for that case: the leaves are
-// copied back to back and the node's distances follow from their sizes
-// (child i is the branch less the sizes of the leaves before it back), so
-// no written ref is stored and read back. Its type is typeFor's for a
-// maximum distance of the branch size (child 0, a leaf, has no branch of
-// its own), decided by SPARSE_8's test alone (leafNodeIsSparse8) for most
-// of a Murmur3 index's nodes, which are then written here directly;
-// others go through appendPointers.
+// appendOneLeafNode appends node n, whose children are all pending leaves
+// (its height mark is 1) and none written (C false), with its leaves to b,
+// which has room for them and for a 16-byte copy past them (writeShallow
+// made it), and returns b and the node's offset in it. It is a manually
+// inlined version of write's leaf loop followed by appendNode for that
+// case: the leaves are copied back to back and the node's distances follow
+// from their sizes (child i is the branch less the sizes of the leaves
+// before it back), so no written ref is stored and read back. Its type is
+// typeFor's for a maximum distance of the branch size (child 0, a leaf,
+// has no branch of its own), decided by SPARSE_8's test alone
+// (isSparse8) for most of a Murmur3 index's nodes, which are then
+// written here directly; others go through appendPointers.
 // TestLeafNodePass ties it to the general path (Writer.noFastPaths),
 // the invariants tag the SPARSE_8 test to typeFor.
 // With the SPARSE_8 case alone a warm Add of 1M Murmur3 UUID keys took
 // 633.2 instructions instead of 669.8 to 673.1, and 626.2 once closeNode
 // sized such nodes by the same test (callgrind, the driver of childLists'
-// comment, at 25ac57e and the commit that added this).
-func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) int64 {
+// comment, at 25ac57e and the commit that added this, as writeLeafNode).
+func (w *Writer) appendOneLeafNode(b []byte, n *node, refs []childRef, leaves []leafSlot) ([]byte, int) {
 	k, branch := len(refs), int64(n.branchSize)
-	var payload []byte
-	if n.hasPayload {
-		payload = w.payload(n)
-	}
-	// Room for the leaves' 16-byte copies, of which the last reaches up
-	// to 15 bytes past the leaves, into the node written after them
-	// (reserveOut, which is not inlined).
-	out := w.out
-	if need := int(branch) + int(n.ownSize) + len(leafSlot{}); cap(out.B)-len(out.B) < need {
-		w.growOut(need)
-	}
-	b := out.B
 	start := len(b)
 	at := start
 	leaves = leaves[:k] // one bounds check, not one per leaf
@@ -217,7 +237,7 @@ func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) int6
 		panic(fmt.Sprintf("trie: leaves of %d bytes under a branch estimate of %d", at-start, branch))
 	}
 	span := int(refs[k-1].transition()) - int(refs[0].transition()) + 1
-	if leafNodeIsSparse8(k, span, branch) {
+	if isSparse8(k, span, branch) {
 		if invariants.Enabled {
 			if t := typeFor(k, span, n.hasPayload, branch); t != sparse8 {
 				panic(fmt.Sprintf("trie: leaf node pass took SPARSE_8 where typeFor takes %v", t))
@@ -260,19 +280,22 @@ func (w *Writer) writeLeafNode(n *node, refs []childRef, leaves []leafSlot) int6
 		}
 		b = appendPointers(b[:at], t, n.payloadFlags(), refs, span, dists)
 	}
-	out.B = append(b, payload...)
-	if invariants.Enabled && len(out.B)-at != int(n.ownSize) {
-		panic(fmt.Sprintf("trie: leaf node took %d bytes, its estimate was %d", len(out.B)-at, n.ownSize))
+	if n.hasPayload {
+		b = append(b, w.payload(n)...)
 	}
-	return out.Flushed() + int64(at)
+	if invariants.Enabled && len(b)-at != int(n.ownSize) {
+		panic(fmt.Sprintf("trie: leaf node took %d bytes, its estimate was %d", len(b)-at, n.ownSize))
+	}
+	return b, at
 }
 
-// leafNodeIsSparse8 is typeFor's choice for a node of k children, all
-// leaves, over span transition bytes, whose first child is the branch size
-// back (writtenMaxDist and closeNode's estimate with C false and a leaf
-// first, whose branch is 0): SPARSE_8 when two children or more are at most
-// 255 bytes back and SPARSE_8 is smaller than DENSE_12 over their span.
+// isSparse8 reports whether typeFor takes SPARSE_8 for a node of k
+// children over span transition bytes whose farthest child is maxDist
+// back (with C false child 0, the branch size less child 0's branch:
+// writtenMaxDist and closeNode's estimate): when two children or more are
+// at most 255 bytes back and SPARSE_8 is smaller than DENSE_12 over their
+// span; a payload does not change the choice for two children or more.
 // The invariants tag checks it against typeFor where it is used.
-func leafNodeIsSparse8(k, span int, branch int64) bool {
-	return k >= 2 && branch < 1<<8 && 2+2*k < 3+(3*span+1)/2
+func isSparse8(k, span int, maxDist int64) bool {
+	return k >= 2 && maxDist < 1<<8 && 2+2*k < 3+(3*span+1)/2
 }

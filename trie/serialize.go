@@ -125,11 +125,7 @@ var singleSizes = func() (s [2][8]uint8) {
 func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) []byte {
 	flags := n.payloadFlags()
 	if n.nkids == 0 {
-		dst = append(dst, byte(payloadOnly)<<4|flags)
-		if n.hasPayload {
-			dst = append(dst, w.payload(n)...)
-		}
-		return dst
+		return w.appendLeaf(dst, n)
 	}
 	refs := w.children(n)
 	span := int(refs[len(refs)-1].transition()) - int(refs[0].transition()) + 1
@@ -151,10 +147,11 @@ func (w *Writer) appendNode(dst []byte, n *node, pos int64, firstBranch int32) [
 // appendPointers appends a node of type t without its payload: the header
 // (with flags, the payload flags, where t has room for them), the
 // transitions of refs and the pointers, child i dists[i] bytes back. span
-// is the transition span a DENSE node covers. Both serializers of the
-// writer end here: appendNode, with distances from the children's
-// positions in their parent's list, and writeLeafNode, with distances from
-// the sizes of the leaves it has just copied.
+// is the transition span a DENSE node covers. The serializers of the
+// writer end here for every type they do not write themselves: appendNode
+// and appendShallow, with distances from the children's positions in the
+// parent's list, and appendOneLeafNode, with distances from the sizes of
+// the leaves it has just copied.
 func appendPointers(dst []byte, t nodeType, flags byte, refs []childRef, span int, dists []uint64) []byte {
 	n := len(refs)
 	switch {

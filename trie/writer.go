@@ -175,9 +175,10 @@ type Writer struct {
 	done       bool
 	rootPos    int64
 
-	// noFastPaths makes closeNode and write take their general paths
-	// for every node, for TestLeafNodePass, which compares them with
-	// closeSingle's, writeShallow's and writeLeafNode's.
+	// noFastPaths makes closeNode, layoutChildren and write take their
+	// general paths for every node, for TestLeafNodePass, which compares
+	// them with closeSingle's and writeShallow's (appendShallow's and
+	// appendOneLeafNode's).
 	noFastPaths bool
 	// noSiblingPath keeps siblingLeafMax at -1, so that every key goes
 	// through addPath, for TestSiblingLeafPath, which compares the two.
@@ -458,14 +459,15 @@ func (w *Writer) dropPayload(n *node) {
 // appendLeafSlot writes a pending leaf, the first size bytes of slot s,
 // and returns its position: all 16 bytes in one copy into spare capacity,
 // of which size count, so the caller makes room for 16 (reserveOut). The
-// leaf writes of write, writeShallow and layoutChildren go through it (a
-// leaf node's are writeLeafNode's own); without the
-// room check it is small enough to be inlined there. With the check inside
-// (a call per leaf) a warm build of 1M Murmur3 UUID keys took 628.3
-// instructions per key instead of 624.2, the row index build of
-// golden-rows bigint-uuid-5000 1604.8 to 1610.6 per block instead of
-// 1591.3 (the measures of AddShared's and writeLeafNode's comments, at
-// 4a53668 and the commit that made this change).
+// leaf writes of write and layoutChildren go through it (a marked
+// branch's are appendShallow's and appendOneLeafNode's own, at a running
+// offset); without the room check it is small enough to be inlined
+// there. With the check inside (a call per leaf) a warm build of 1M
+// Murmur3 UUID keys took 628.3 instructions per key instead of 624.2, the
+// row index build of golden-rows bigint-uuid-5000 1604.8 to 1610.6 per
+// block instead of 1591.3 (the measures of AddShared's and
+// writeLeafNode's comments, now appendOneLeafNode's, at 4a53668 and the
+// commit that made this change).
 func (w *Writer) appendLeafSlot(s *leafSlot, size int32) int64 {
 	out := w.out
 	l := len(out.B)
