@@ -4,14 +4,13 @@
 // pending key as a decorated key (owning its raw bytes) and the trie's
 // last key as its raw bytes, encodes a key afresh for every use (the
 // comparison and the cut each encode it again) and finds diff points a
-// byte at a time. It
-// exists to check and measure the production builder, which must write the
-// same bytes: the golden and model tests, the fuzzers and
-// `bti build --path reference` build on both (internal/buildpath names the
-// two). The file layout, the payload codec and the early-open bookkeeping
-// are the production builder's own, shared below both in
-// internal/partitionfile and internal/partitionpayload; only the key
-// handling is written again here.
+// byte at a time. It exists to check and measure the production builder,
+// which must write the same bytes: the golden and model tests, the
+// fuzzers and `bti build --path reference` build on both
+// (internal/buildpath names the two). The file layout, the payload codec
+// and the early-open bookkeeping are the production builder's own, shared
+// below both in internal/partitionfile and internal/partitionpayload; only
+// the key handling is written again here.
 //
 // It imports nothing of package partitionindex, so that package's own
 // tests can import it: it returns partitionfile's Metadata and View, which
