@@ -40,17 +40,19 @@ type OpenOptions struct {
 	// entry (trie.WithJumpSlots). Get and the ceiling lookups (Ceiling,
 	// CeilingCandidates and their Encoded forms) then step that node from
 	// the slot instead of the file, and a miss whose token's third byte the
-	// node lacks reads no byte of the file at all. That makes misses faster
-	// and hits slower: on a million Murmur3 UUID keys, lookup-miss 208.9 →
-	// 144.2 ns (−31%), lookup-hit 225.7 → 326.9 (+45%), ceiling 275.2 →
-	// 354.0 (+29%, ranges disjoint), GetBatch unchanged (medians of 5
-	// alternating rounds of bti bench --benchmark lookup with and without
-	// --jump-slots, threads=1, ae8a68e; script slots-ab.py in the stop-28
-	// note). A hit still reads its leaf from the file, and the node the
-	// slot stands in for sat beside that leaf (same page, lines the walk
-	// reads ahead), so the slot trades a nearly free line for a miss in
-	// another 4 MiB region. Use it where most lookups miss. GetBatch (whose prefetches already overlap
-	// that miss) and the floor lookups walk as without. The slots take
+	// node lacks reads no byte of the file at all. A hit reads its leaf
+	// from the file: the walk starts loading the lines below the node
+	// (where its leaves lie) as it reads the slot, so the leaf is no
+	// second miss waiting on the slot's pointer. On a million Murmur3 UUID
+	// keys, without → with slots: lookup-miss 100.6 → 84.5 ns (−16.0%,
+	// ranges disjoint), lookup-hit 114.8 → 113.4, ceiling 134.8 → 121.9
+	// (ranges overlap) (medians of 7 alternating rounds of GOMAXPROCS=1
+	// bti bench --benchmark lookup with and without --jump-slots, 1c07887;
+	// script slots-ab.sh in the issue-22 note of 2026-12-06). Before
+	// 1c07887 hits and ceilings waited for that second miss and took
+	// 40% longer with slots than without. GetBatch (whose prefetches
+	// overlap its misses already) and the floor lookups walk as without,
+	// so a workload of misses gains most. The slots take
 	// trie.JumpSlotBytes (4 MiB) besides the jump table, whatever the
 	// index's size, and are built only for a trie of 4 MiB or more (about
 	// 500,000 Murmur3 keys), so they never take more than the trie itself:
