@@ -222,7 +222,7 @@ func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	// call only after the trie has taken it; the slot Commit frees held
 	// the trie's previous last key, which the trie reads during this call
 	// and nothing writes before the next Add.
-	b.keys.Commit(enc)
+	b.keys.CommitLen(len(enc)) // enc is the Scratch slot, written in place
 	b.previousRaw, b.pendingRaw = b.pendingRaw, true
 	b.lastToken = key.Token
 	b.lastHash = byte(key.Hash2) // accepted's, for a hashed key after the first

@@ -75,6 +75,26 @@ func (r *Ring) Commit(b []byte) {
 	r.rotate(b)
 }
 
+// CommitLen is Commit(slot[:n]) for the slot Scratch returned, written in
+// place within its capacity (n <= its capacity): the slot keeps its array,
+// so only its length is stored, not the slice's pointer again (with the
+// write barrier that store runs while the garbage collector marks). The
+// partition index builder writes a Murmur3 key this way, in fixed-size
+// moves into a slot with room for it: a warm Add of 1M Murmur3 UUID keys
+// ran 438.5 instructions per key with Commit, 431.9 with CommitLen
+// (callgrind as in partitionindex's Builder.Add, at e1bdcac and the commit
+// that made this change).
+func (r *Ring) CommitLen(n int) {
+	r.same = [4]int{}
+	f := r.free()
+	r.slots[f&3] = r.slots[f&3][:n]
+	r.cur = f
+	r.scratched = false
+	if r.n < 3 {
+		r.n++
+	}
+}
+
 // CommitShared is Commit for a key b whose first shared bytes are known to
 // equal Current's: b's diff point with Current, less one, so shared is at
 // most the length of either (0 if there is no Current). The ring then knows

@@ -239,3 +239,28 @@ func commonPrefix(a, b []byte) int {
 	}
 	return n
 }
+
+// TestCommitLen: a ring whose keys are written in place into the Scratch
+// slot and committed with CommitLen holds, at every step, what a ring fed
+// the same keys through Commit holds (Current, Previous, Retained, Len),
+// in the very arrays Scratch handed out; keys grow and shrink, and a slot
+// that must grow is committed with Commit in between, as the builder does.
+func TestCommitLen(t *testing.T) {
+	var a, b Ring
+	for i := range 300 {
+		key := []byte(fmt.Sprintf("key-%04d-%s", i, make([]byte, i*7%40)))
+		a.Commit(append(a.Scratch(), key...))
+		s := b.Scratch()
+		if cap(s) < len(key) || i%50 == 0 {
+			b.Commit(append(s, key...)) // no room (or now and then): the general commit
+		} else {
+			copy(s[:len(key)], key)
+			b.CommitLen(len(key))
+			require.Same(t, &s[:1][0], &b.Current()[0], "key %d: the slot's own array", i)
+		}
+		require.Equal(t, a.Current(), b.Current(), "key %d", i)
+		require.Equal(t, a.Previous(), b.Previous(), "key %d", i)
+		require.Equal(t, a.Retained(), b.Retained(), "key %d", i)
+		require.Equal(t, a.Len(), b.Len(), "key %d", i)
+	}
+}
