@@ -664,3 +664,21 @@ func TestEscapeFromResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitKeepsWholeStrides: Commit keeps of the committed key only what
+// the next key can share with it, its whole strides (none for a key
+// shorter than one), equal to the key's bytes; and the heads are
+// AppendHead's whatever was kept.
+func TestCommitKeepsWholeStrides(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 64))
+	var e, fresh BytesKeyEncoder
+	prefix := bytes.Repeat([]byte{0, 'p', 0, 0}, 80)
+	for i := range 3000 {
+		key := append(append([]byte{}, prefix[:r.IntN(len(prefix))]...), byte(i), byte(i>>8), 0, byte(r.IntN(3)))
+		require.Equal(t, fresh.AppendHead(nil, key), e.AppendHead(nil, key), "key %d", i)
+		fresh.Reset()
+		e.Commit()
+		want := key[:len(key)&^(escapeMarkEvery-1)]
+		require.Equal(t, want, e.raw, "key %d of %d bytes", i, len(key))
+	}
+}
