@@ -282,3 +282,57 @@ func TestTouchBelowInBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotStepFile: slotStepFile answers slotStep's answer for every slot
+// shape buildSlots makes (0 to slotMaxChildren increasing transitions, 0 and
+// 255 among them, garbage past the pointers), every key byte and pointers
+// that are good, zero or reach before the file's start; and it reads (or
+// prefetches) only inside f, whatever pos is.
+func TestSlotStepFile(t *testing.T) {
+	r := rand.New(rand.NewSource(22))
+	f := make([]byte, 4096)
+	for n := 0; n <= slotMaxChildren; n++ {
+		for round := range 30 {
+			var s jumpSlot
+			for i := range s {
+				s[i] = byte(r.Intn(256))
+			}
+			var tr []byte
+			for _, b := range r.Perm(256)[:n] {
+				tr = append(tr, byte(b))
+			}
+			if round%3 == 0 && n >= 2 {
+				tr = tr[:0]
+				for _, b := range r.Perm(254)[:n-2] {
+					tr = append(tr, byte(1+b))
+				}
+				tr = append(tr, 0, 255)
+			}
+			slices.Sort(tr)
+			s[0] = byte(n + 1)
+			copy(s[slotTransitions:], tr)
+			for i := slotTransitions + n; i < slotPointers; i++ {
+				s[i] = 0xFF
+			}
+			for i := range n {
+				switch r.Intn(6) {
+				case 0:
+					s[slotPointers+i] = 0 // a bad pointer
+				case 1:
+					s[slotPointers+i] = 255 // beyond a small pos
+				}
+			}
+			pos := []int64{0, 5, 127, 128, 200, 4095, 4096, 4097, 1 << 40}[round%9]
+			for b := range 256 {
+				var touched byte
+				got := slotStepFile(&s, f, pos, b, &touched)
+				if want := slotStep(&s, pos, b); got != want {
+					t.Fatalf("transitions %x, pos %d, byte %02x: slotStepFile %d, slotStep %d", tr, pos, b, got, want)
+				}
+				if touched != 0 {
+					t.Fatalf("touched %#x from a zero file", touched)
+				}
+			}
+		}
+	}
+}

@@ -45,9 +45,8 @@ func (w *Walker) exactFile(key []byte, partial bool) (node int64, ok, more bool,
 		if s := j.slot(v); s == nil {
 			w.touch ^= touchAround(f, pos)
 		} else if k < len(key) {
-			w.touch ^= touchBelow(f, pos)
 			// The node a jump slot holds, stepped from the slot.
-			c := slotStep(s, pos, int(key[k]))
+			c := slotStepFile(s, f, pos, int(key[k]), &w.touch)
 			if c < 0 {
 				w.flags = 0 // no child for a byte, and no payload
 				return -1, false, false, nil
@@ -271,9 +270,8 @@ func denseSlot(t nodeType, seg []byte, i int) uint64 {
 // node has no child for b, so the walk stops there without a candidate (it
 // has no payload); or pos itself when the pointer is irregular, and the
 // loop steps the node from the file (where the general step reports it).
-// Not inlined, so that the slot-less walk keeps its registers.
-//
-//go:noinline
+// exactFile calls it through slotStepFile, which first starts loading the
+// node's leaves (touchBelow); on amd64 slotStepFile is both in assembly.
 func slotStep(s *jumpSlot, pos int64, b int) int64 {
 	found := slotSearch(s, b)
 	if found < 0 {
@@ -292,8 +290,12 @@ func slotStep(s *jumpSlot, pos int64, b int) int64 {
 // has no payload); or pos itself when a pointer it reads is irregular, and
 // the loop steps the node from the file.
 //
+// Like slotStepFile, it first starts loading the lines below the node in
+// f, where its leaves lie (touchBelow).
+//
 //go:noinline
-func ceilingSlotStep(s *jumpSlot, pos, greater int64, b int) (next, g int64) {
+func (w *Walker) ceilingSlotStep(s *jumpSlot, f []byte, pos, greater int64, b int) (next, g int64) {
+	w.touch ^= touchBelow(f, pos)
 	found := slotSearch(s, b)
 	above := -found - 1 // the first slot above b
 	if found >= 0 {
@@ -401,9 +403,8 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 		if s := j.slot(v); s == nil {
 			w.touch ^= touchAround(f, pos)
 		} else if k < len(key) {
-			w.touch ^= touchBelow(f, pos)
 			// The node a jump slot holds, stepped from the slot.
-			if c, g := ceilingSlotStep(s, pos, greater, int(key[k])); c < 0 {
+			if c, g := w.ceilingSlotStep(s, f, pos, greater, int(key[k])); c < 0 {
 				return w.ceilingEnd(-1, g) // no payload: no entry at the key
 			} else if c != pos {
 				pos, k, greater = c, k+1, g

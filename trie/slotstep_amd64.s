@@ -1,0 +1,60 @@
+#include "textflag.h"
+
+// func slotStepFile(s *jumpSlot, f []byte, pos int64, b int, touch *byte) int64
+//
+// slotStep(s, pos, b) after PREFETCHT0 of f[pos-128], f[pos-64] and
+// f[pos-1] when 128 <= pos <= len(f) (see slotstep_amd64.go). The slot:
+// [0] n+1, [1:33] the n increasing transitions then 0xFF pads, [33:63]
+// the n one-byte pointers; n <= 30, so lanes 30 and 31 are pads and some
+// lane is never below b. touch is not used (see slotstep_amd64.go).
+TEXT ·slotStepFile(SB), NOSPLIT|NOFRAME, $0-64
+	MOVQ s+0(FP), SI
+	MOVQ f_base+8(FP), DI
+	MOVQ f_len+16(FP), R8
+	MOVQ pos+32(FP), AX
+	MOVQ b+40(FP), DX
+	CMPQ AX, $128
+	JLT search
+	CMPQ AX, R8
+	JGT search
+	LEAQ (DI)(AX*1), R9
+	PREFETCHT0 -128(R9)
+	PREFETCHT0 -64(R9)
+	PREFETCHT0 -1(R9)
+search:
+	MOVQ DX, X2
+	PUNPCKLBW X2, X2
+	PUNPCKLWL X2, X2
+	PSHUFD $0, X2, X2            // X2: b in every lane
+	MOVOU X2, X3
+	MOVOU 1(SI), X0              // t[0:16]
+	MOVOU 17(SI), X1             // t[16:32]
+	PSUBUSB X0, X2               // b -sat t: 0 where t >= b
+	PSUBUSB X1, X3
+	PXOR X4, X4
+	PCMPEQB X4, X2
+	PCMPEQB X4, X3
+	PMOVMSKB X2, R10
+	PMOVMSKB X3, R11
+	SHLQ $16, R11
+	ORQ R11, R10                 // bit i: t[i] >= b (nonzero: the pads)
+	BSFQ R10, R10                // lo: the first transition not below b
+	MOVBQZX 1(SI)(R10*1), R11    // t[lo]
+	CMPQ R11, DX
+	JNE none
+	MOVBQZX (SI), R11
+	DECQ R11                     // n
+	CMPQ R10, R11
+	JGE none                     // a pad
+	MOVBQZX 33(SI)(R10*1), R11   // the child's distance back
+	TESTQ R11, R11
+	JEQ irregular
+	CMPQ R11, AX
+	JGT irregular
+	SUBQ R11, AX
+irregular:
+	MOVQ AX, ret+56(FP)         // pos - d, or pos itself for a bad pointer
+	RET
+none:
+	MOVQ $-1, ret+56(FP)
+	RET
