@@ -271,7 +271,7 @@ func denseSlot(t nodeType, seg []byte, i int) uint64 {
 // has no payload); or pos itself when the pointer is irregular, and the
 // loop steps the node from the file (where the general step reports it).
 // exactFile calls it through slotStepFile, which first starts loading the
-// node's leaves (touchBelow); on amd64 slotStepFile is both in assembly.
+// node's leaves (touchBelow); on amd64 slotStepFile does both in assembly.
 func slotStep(s *jumpSlot, pos int64, b int) int64 {
 	found := slotSearch(s, b)
 	if found < 0 {
