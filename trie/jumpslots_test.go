@@ -228,29 +228,7 @@ func TestSlotSearch(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	for n := 0; n <= slotMaxChildren; n++ {
 		for round := range 40 {
-			var s jumpSlot
-			for i := range s {
-				s[i] = byte(r.Intn(256)) // garbage past the pointers
-			}
-			var tr []byte
-			for _, b := range r.Perm(256)[:n] {
-				tr = append(tr, byte(b))
-			}
-			if round%4 == 0 && n >= 2 {
-				// Both ends of the range: 0 and 255, and n-2 bytes between.
-				tr = tr[:0]
-				for _, b := range r.Perm(254)[:n-2] {
-					tr = append(tr, byte(1+b))
-				}
-				tr = append(tr, 0, 255)
-			}
-			slices.Sort(tr)
-			// The slot as buildSlots fills it.
-			s[0] = byte(n + 1)
-			copy(s[slotTransitions:], tr)
-			for i := slotTransitions + n; i < slotPointers; i++ {
-				s[i] = 0xFF
-			}
+			s, tr := randomSlot(r, n, round%4 == 0)
 			for b := range 256 {
 				if got, want := slotSearch(&s, b), searchSparse(tr, b); got != want {
 					t.Fatalf("transitions %x, byte %02x: slotSearch %d, searchSparse %d", tr, b, got, want)
@@ -258,6 +236,35 @@ func TestSlotSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomSlot returns a slot as buildSlots fills it for a node of n
+// increasing random transitions (with ends, 0 and 255 among them when n >=
+// 2), with random bytes in its pointers and past them, and the transitions.
+func randomSlot(r *rand.Rand, n int, ends bool) (jumpSlot, []byte) {
+	var s jumpSlot
+	for i := range s {
+		s[i] = byte(r.Intn(256)) // garbage past the pointers
+	}
+	var tr []byte
+	for _, b := range r.Perm(256)[:n] {
+		tr = append(tr, byte(b))
+	}
+	if ends && n >= 2 {
+		// Both ends of the range: 0 and 255, and n-2 bytes between.
+		tr = tr[:0]
+		for _, b := range r.Perm(254)[:n-2] {
+			tr = append(tr, byte(1+b))
+		}
+		tr = append(tr, 0, 255)
+	}
+	slices.Sort(tr)
+	s[0] = byte(n + 1)
+	copy(s[slotTransitions:], tr)
+	for i := slotTransitions + n; i < slotPointers; i++ {
+		s[i] = 0xFF
+	}
+	return s, tr
 }
 
 // TestTouchBelowInBounds: the walks call touchBelow with any position a
@@ -293,27 +300,7 @@ func TestSlotStepFile(t *testing.T) {
 	f := make([]byte, 4096)
 	for n := 0; n <= slotMaxChildren; n++ {
 		for round := range 30 {
-			var s jumpSlot
-			for i := range s {
-				s[i] = byte(r.Intn(256))
-			}
-			var tr []byte
-			for _, b := range r.Perm(256)[:n] {
-				tr = append(tr, byte(b))
-			}
-			if round%3 == 0 && n >= 2 {
-				tr = tr[:0]
-				for _, b := range r.Perm(254)[:n-2] {
-					tr = append(tr, byte(1+b))
-				}
-				tr = append(tr, 0, 255)
-			}
-			slices.Sort(tr)
-			s[0] = byte(n + 1)
-			copy(s[slotTransitions:], tr)
-			for i := slotTransitions + n; i < slotPointers; i++ {
-				s[i] = 0xFF
-			}
+			s, tr := randomSlot(r, n, round%3 == 0)
 			for i := range n {
 				switch r.Intn(6) {
 				case 0:
