@@ -107,13 +107,13 @@ func (t *Trie) JumpTable() bool { return t.jump != nil }
 // slotMaxChildren children whose transitions strictly increase: the node
 // below the jump table of a large Murmur3 index. Its transitions, count and
 // pointers are all a step reads of it. The walks step it with slotStepFile
-// and ceilingSlotStep (walkfile.go), the SPARSE step of their loops on the
+// and ceilingSlotStepFile (slotstep_*), the SPARSE step of their loops on the
 // slot's copy, and leave any irregular pointer to the loop, which reads the
 // node from the file. Since the transitions are sorted, any search finds
 // what searchSparse finds, so the slot steps count the transitions below
 // the key byte eight at a time, without a branch on the bytes (slotSearch;
-// a 0xFF pad is below no byte; on amd64 exact's step compares all 32 at
-// once, slotstep_amd64.s). So a walk answers, and fails, on any bytes
+// a 0xFF pad is below no byte; on amd64 the steps compare all 32 at once,
+// slotstep_amd64.s). So a walk answers, and fails, on any bytes
 // exactly as without slots; a walk that stops there is no hit, so no
 // payload is ever read from a slot. At a million Murmur3 keys the nodes
 // below the table are SPARSE_8 of about 15 children, so nearly every slot

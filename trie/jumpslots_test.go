@@ -323,3 +323,37 @@ func TestSlotStepFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCeilingSlotStepFile: ceilingSlotStepFile answers ceilingSlotStep's
+// answer, both results, as TestSlotStepFile checks slotStepFile.
+func TestCeilingSlotStepFile(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	f := make([]byte, 4096)
+	for n := 0; n <= slotMaxChildren; n++ {
+		for round := range 30 {
+			s, tr := randomSlot(r, n, round%3 == 0)
+			for i := range n {
+				switch r.Intn(6) {
+				case 0:
+					s[slotPointers+i] = 0 // a bad pointer
+				case 1:
+					s[slotPointers+i] = 255 // beyond a small pos
+				}
+			}
+			pos := []int64{0, 5, 127, 128, 200, 4095, 4096, 4097, 1 << 40}[round%9]
+			greater := []int64{none, 3, 1 << 41}[round%3]
+			for b := range 256 {
+				var touched byte
+				next, g := ceilingSlotStepFile(&s, f, pos, greater, b, &touched)
+				wantNext, wantG := ceilingSlotStep(&s, pos, greater, b)
+				if next != wantNext || g != wantG {
+					t.Fatalf("transitions %x, pos %d, greater %d, byte %02x: ceilingSlotStepFile %d, %d; ceilingSlotStep %d, %d",
+						tr, pos, greater, b, next, g, wantNext, wantG)
+				}
+				if touched != 0 {
+					t.Fatalf("touched %#x from a zero file", touched)
+				}
+			}
+		}
+	}
+}

@@ -58,3 +58,81 @@ irregular:
 none:
 	MOVQ $-1, ret+56(FP)
 	RET
+
+// func ceilingSlotStepFile(s *jumpSlot, f []byte, pos, greater int64, b int, touch *byte) (next, gr int64)
+//
+// ceilingSlotStep(s, pos, greater, b) after slotStepFile's prefetch (see
+// slotstep_amd64.go). lo, the first transition not below b, is found as in
+// slotStepFile; b's slot is lo when t[lo] == b and lo < n, and the slot
+// above b is then lo+1, else lo.
+TEXT ·ceilingSlotStepFile(SB), NOSPLIT|NOFRAME, $0-80
+	MOVQ s+0(FP), SI
+	MOVQ f_base+8(FP), DI
+	MOVQ f_len+16(FP), R8
+	MOVQ pos+32(FP), AX
+	MOVQ greater+40(FP), BX
+	MOVQ b+48(FP), DX
+	CMPQ AX, $128
+	JLT search
+	CMPQ AX, R8
+	JGT search
+	LEAQ (DI)(AX*1), R9
+	PREFETCHT0 -128(R9)
+	PREFETCHT0 -64(R9)
+	PREFETCHT0 -1(R9)
+search:
+	MOVQ DX, X2
+	PUNPCKLBW X2, X2
+	PUNPCKLWL X2, X2
+	PSHUFD $0, X2, X2            // X2: b in every lane
+	MOVOU X2, X3
+	MOVOU 1(SI), X0              // t[0:16]
+	MOVOU 17(SI), X1             // t[16:32]
+	PSUBUSB X0, X2               // b -sat t: 0 where t >= b
+	PSUBUSB X1, X3
+	PXOR X4, X4
+	PCMPEQB X4, X2
+	PCMPEQB X4, X3
+	PMOVMSKB X2, R10
+	PMOVMSKB X3, R11
+	SHLQ $16, R11
+	ORQ R11, R10                 // bit i: t[i] >= b (nonzero: the pads)
+	BSFQ R10, R10                // lo
+	MOVBQZX (SI), CX
+	DECQ CX                      // n
+	MOVQ R10, R12                // above: lo while b has no slot
+	XORQ R13, R13                // R13: 1 when b has a slot (lo)
+	CMPQ R10, CX
+	JGE above
+	MOVBQZX 1(SI)(R10*1), R11    // t[lo]
+	CMPQ R11, DX
+	JNE above
+	INCQ R12                     // above: lo+1
+	MOVQ $1, R13
+above:
+	CMPQ R12, CX
+	JGE own                      // no slot above b: greater stays
+	MOVBQZX 33(SI)(R12*1), R11   // the distance back to the child above b
+	TESTQ R11, R11
+	JEQ irregular
+	CMPQ R11, AX
+	JGT irregular
+	MOVQ AX, BX
+	SUBQ R11, BX                 // greater: that child
+own:
+	TESTQ R13, R13
+	JEQ none
+	MOVBQZX 33(SI)(R10*1), R11   // the distance back to b's child
+	TESTQ R11, R11
+	JEQ irregular
+	CMPQ R11, AX
+	JGT irregular
+	SUBQ R11, AX
+irregular:
+	MOVQ AX, next+64(FP)         // b's child, or pos itself for a bad pointer
+	MOVQ BX, gr+72(FP)
+	RET
+none:
+	MOVQ $-1, next+64(FP)
+	MOVQ BX, gr+72(FP)
+	RET

@@ -288,14 +288,10 @@ func slotStep(s *jumpSlot, pos int64, b int) int64 {
 // and the greater branch then; -1 and the greater branch when the node has
 // no child for b (the walk ends there, with no entry at the key: the node
 // has no payload); or pos itself when a pointer it reads is irregular, and
-// the loop steps the node from the file.
-//
-// Like slotStepFile, it first starts loading the lines below the node in
-// f, where its leaves lie (touchBelow).
-//
-//go:noinline
-func (w *Walker) ceilingSlotStep(s *jumpSlot, f []byte, pos, greater int64, b int) (next, g int64) {
-	w.touch ^= touchBelow(f, pos)
+// the loop steps the node from the file. ceilingFile calls it through
+// ceilingSlotStepFile, which first starts loading the node's leaves
+// (touchBelow); on amd64 ceilingSlotStepFile does both in assembly.
+func ceilingSlotStep(s *jumpSlot, pos, greater int64, b int) (next, g int64) {
 	found := slotSearch(s, b)
 	above := -found - 1 // the first slot above b
 	if found >= 0 {
@@ -404,7 +400,7 @@ func (w *Walker) ceilingFile(key []byte, partial bool) (atKey, greater int64, mo
 			w.touch ^= touchAround(f, pos)
 		} else if k < len(key) {
 			// The node a jump slot holds, stepped from the slot.
-			if c, g := w.ceilingSlotStep(s, f, pos, greater, int(key[k])); c < 0 {
+			if c, g := ceilingSlotStepFile(s, f, pos, greater, int(key[k]), &w.touch); c < 0 {
 				return w.ceilingEnd(-1, g) // no payload: no entry at the key
 			} else if c != pos {
 				pos, k, greater = c, k+1, g
