@@ -267,29 +267,6 @@ func randomSlot(r *rand.Rand, n int, ends bool) (jumpSlot, []byte) {
 	return s, tr
 }
 
-// TestTouchBelowInBounds: the walks call touchBelow with any position a
-// jump entry holds; it reads (or prefetches) only inside the file, at every
-// position from 0 to past its end, and where it reads it returns the bytes
-// it read (0 for a prefetch).
-func TestTouchBelowInBounds(t *testing.T) {
-	f := make([]byte, 300)
-	for i := range f {
-		f[i] = byte(i*7 + 1)
-	}
-	for c := int64(-1); c <= int64(len(f))+1; c++ {
-		got := touchBelow(f, c)
-		if c < 128 || c > int64(len(f)) {
-			if got != 0 {
-				t.Fatalf("touchBelow(f, %d) = %#x outside the file, want 0", c, got)
-			}
-			continue
-		}
-		if want := f[c-128] ^ f[c-64] ^ f[c-1]; got != 0 && got != want {
-			t.Fatalf("touchBelow(f, %d) = %#x, want 0 (prefetched) or %#x (read)", c, got, want)
-		}
-	}
-}
-
 // TestSlotStepFile: slotStepFile answers slotStep's answer for every slot
 // shape buildSlots makes (0 to slotMaxChildren increasing transitions, 0 and
 // 255 among them, garbage past the pointers), every key byte and pointers

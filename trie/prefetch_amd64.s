@@ -19,16 +19,3 @@ loop:
 done:
 	MOVB $0, ret+48(FP)
 	RET
-
-// func prefetchBelow(b []byte, c int64) byte
-//
-// PREFETCHT0 of &b[c-128], &b[c-64] and &b[c-1] (the caller keeps
-// 128 <= c <= len(b)).
-TEXT ·prefetchBelow(SB), NOSPLIT|NOFRAME, $0-33
-	MOVQ b_base+0(FP), AX
-	ADDQ c+24(FP), AX
-	PREFETCHT0 -128(AX)
-	PREFETCHT0 -64(AX)
-	PREFETCHT0 -1(AX)
-	MOVB $0, ret+32(FP)
-	RET

@@ -13,10 +13,3 @@ func prefetchOffsets(b []byte, offs []int64) byte {
 	}
 	return t
 }
-
-// prefetchBelow starts loading the cache lines holding b[c-128], b[c-64]
-// and b[c-1] (the caller keeps 128 <= c <= len(b)) the only portable way,
-// by reading them: the caller keeps the result, so the loads stay.
-func prefetchBelow(b []byte, c int64) byte {
-	return b[c-128] ^ b[c-64] ^ b[c-1]
-}

@@ -1,9 +1,16 @@
 package trie
 
-// slotStepFile is slotStep(s, pos, b) after touchBelow(f, pos), in one
-// call of assembly (slotstep_amd64.s): PREFETCHT0 of the lines below the
-// node, where its leaves lie, so that a hit's leaf is on its way while the
-// slot is read; then the slot's 32 transitions compared with b at once
+// slotStepFile is slotStep(s, pos, b) after starting to load the lines
+// 128, 64 and 1 byte below pos in f (when they lie in f), in one call of
+// assembly (slotstep_amd64.s). Those are the lines the node's leaves lie
+// in (the writer lays a node out right after its children), so a hit's
+// leaf is on its way while the slot is read instead of a second cache miss
+// that waits for the slot's pointer. They are prefetches (PREFETCHT0),
+// which unlike loads do not hold up the end of a walk: a miss, which never
+// reads a leaf, does not wait for them (with loads, misses through slots
+// took 129-157 ns instead of 88-92, bti bench --benchmark lookup
+// --jump-slots, one fork, at c4dc527 and the first version of this). Then
+// the slot's 32 transitions are compared with b at once
 // (SSE2), the first one not below b taken (the transitions increase and
 // the pads, 0xFF, are below no byte, so that is where slotSearch's count
 // lands), and its pointer. touch is not written: a prefetch keeps no bytes.
@@ -19,7 +26,7 @@ package trie
 func slotStepFile(s *jumpSlot, f []byte, pos int64, b int, touch *byte) int64
 
 // ceilingSlotStepFile is ceilingSlotStep(s, pos, greater, b) after
-// touchBelow(f, pos), in one call of assembly as slotStepFile is: the
+// slotStepFile's prefetch, in one call of assembly as slotStepFile is: the
 // prefetch, the slot's transitions compared with b at once, then the
 // pointers of the slot above b (ceiling's greater branch) and of b's own.
 // touch is not written. A ceiling walk with slots took 460.8 instructions

@@ -361,24 +361,6 @@ func touchAround(f []byte, c int64) byte {
 	return 0
 }
 
-// touchBelow starts loading the lines 128, 64 and 1 byte below position
-// c, when they lie in f: where a jump slot holds the node at c, so the
-// node's own line is not read, these are the lines its leaves lie in (the
-// writer lays a node out right after its children). Started while the
-// slot's line is on its way, the leaf a hit reads next is in flight already
-// instead of a second cache miss that waits for the slot's pointer. On
-// amd64 these are prefetches, which unlike loads do not hold up the walk's
-// end: a miss, which never reads a leaf, does not wait for them (with
-// loads, misses through slots took 129-157 ns instead of 88-92, bti bench
-// --benchmark lookup --jump-slots, one fork, at c4dc527 + this change).
-// Elsewhere they are loads, whose bytes the caller keeps in w.touch.
-func touchBelow(f []byte, c int64) byte {
-	if c >= 128 && c <= int64(len(f)) {
-		return prefetchBelow(f, c)
-	}
-	return 0
-}
-
 // ceilingFile is ceiling over a complete file: a manually inlined version
 // of ceilingWalk, decoding the node types exactFile does and taking one
 // general step (ceilingStep) for any other node. A trie with an early-open
