@@ -267,44 +267,13 @@ func randomSlot(r *rand.Rand, n int, ends bool) (jumpSlot, []byte) {
 	return s, tr
 }
 
-// TestSlotStepFile: slotStepFile answers slotStep's answer for every slot
-// shape buildSlots makes (0 to slotMaxChildren increasing transitions, 0 and
-// 255 among them, garbage past the pointers), every key byte and pointers
-// that are good, zero or reach before the file's start; and it reads (or
-// prefetches) only inside f, whatever pos is.
-func TestSlotStepFile(t *testing.T) {
-	r := rand.New(rand.NewSource(22))
-	f := make([]byte, 4096)
-	for n := 0; n <= slotMaxChildren; n++ {
-		for round := range 30 {
-			s, tr := randomSlot(r, n, round%3 == 0)
-			for i := range n {
-				switch r.Intn(6) {
-				case 0:
-					s[slotPointers+i] = 0 // a bad pointer
-				case 1:
-					s[slotPointers+i] = 255 // beyond a small pos
-				}
-			}
-			pos := []int64{0, 5, 127, 128, 200, 4095, 4096, 4097, 1 << 40}[round%9]
-			for b := range 256 {
-				var touched byte
-				got := slotStepFile(&s, f, pos, b, &touched)
-				if want := slotStep(&s, pos, b); got != want {
-					t.Fatalf("transitions %x, pos %d, byte %02x: slotStepFile %d, slotStep %d", tr, pos, b, got, want)
-				}
-				if touched != 0 {
-					t.Fatalf("touched %#x from a zero file", touched)
-				}
-			}
-		}
-	}
-}
-
-// TestCeilingSlotStepFile: ceilingSlotStepFile answers ceilingSlotStep's
-// answer, both results, as TestSlotStepFile checks slotStepFile.
-func TestCeilingSlotStepFile(t *testing.T) {
-	r := rand.New(rand.NewSource(23))
+// slotStepCases calls check with every slot shape buildSlots makes (0 to
+// slotMaxChildren increasing transitions, 0 and 255 among them, garbage past
+// the pointers), pointers that are good, zero or reach before the file's
+// start, positions in, at the ends of and past a 4,096-byte zero file, and
+// greater branches: none, one and far away.
+func slotStepCases(seed int64, check func(s *jumpSlot, tr, f []byte, pos, greater int64)) {
+	r := rand.New(rand.NewSource(seed))
 	f := make([]byte, 4096)
 	for n := 0; n <= slotMaxChildren; n++ {
 		for round := range 30 {
@@ -319,18 +288,44 @@ func TestCeilingSlotStepFile(t *testing.T) {
 			}
 			pos := []int64{0, 5, 127, 128, 200, 4095, 4096, 4097, 1 << 40}[round%9]
 			greater := []int64{none, 3, 1 << 41}[round%3]
-			for b := range 256 {
-				var touched byte
-				next, g := ceilingSlotStepFile(&s, f, pos, greater, b, &touched)
-				wantNext, wantG := ceilingSlotStep(&s, pos, greater, b)
-				if next != wantNext || g != wantG {
-					t.Fatalf("transitions %x, pos %d, greater %d, byte %02x: ceilingSlotStepFile %d, %d; ceilingSlotStep %d, %d",
-						tr, pos, greater, b, next, g, wantNext, wantG)
-				}
-				if touched != 0 {
-					t.Fatalf("touched %#x from a zero file", touched)
-				}
-			}
+			check(&s, tr, f, pos, greater)
 		}
 	}
+}
+
+// TestSlotStepFile: slotStepFile answers slotStep's answer on every case of
+// slotStepCases and every key byte, and touches (or prefetches) only
+// inside the zero file.
+func TestSlotStepFile(t *testing.T) {
+	slotStepCases(22, func(s *jumpSlot, tr, f []byte, pos, _ int64) {
+		for b := range 256 {
+			var touched byte
+			got := slotStepFile(s, f, pos, b, &touched)
+			if want := slotStep(s, pos, b); got != want {
+				t.Fatalf("transitions %x, pos %d, byte %02x: slotStepFile %d, slotStep %d", tr, pos, b, got, want)
+			}
+			if touched != 0 {
+				t.Fatalf("touched %#x from a zero file", touched)
+			}
+		}
+	})
+}
+
+// TestCeilingSlotStepFile: ceilingSlotStepFile answers ceilingSlotStep's
+// answer, both results, as TestSlotStepFile checks slotStepFile.
+func TestCeilingSlotStepFile(t *testing.T) {
+	slotStepCases(23, func(s *jumpSlot, tr, f []byte, pos, greater int64) {
+		for b := range 256 {
+			var touched byte
+			next, g := ceilingSlotStepFile(s, f, pos, greater, b, &touched)
+			wantNext, wantG := ceilingSlotStep(s, pos, greater, b)
+			if next != wantNext || g != wantG {
+				t.Fatalf("transitions %x, pos %d, greater %d, byte %02x: ceilingSlotStepFile %d, %d; ceilingSlotStep %d, %d",
+					tr, pos, greater, b, next, g, wantNext, wantG)
+			}
+			if touched != 0 {
+				t.Fatalf("touched %#x from a zero file", touched)
+			}
+		}
+	})
 }

@@ -1,5 +1,41 @@
 #include "textflag.h"
 
+// The two slot steps' common parts. Registers: SI the slot, DI and R8 the
+// file's base and length, AX pos, DX the key byte b.
+//
+// PREFETCH_LEAVES: PREFETCHT0 of f[pos-128], f[pos-64] and f[pos-1] when
+// 128 <= pos <= len(f), else on to the label search, which follows it.
+#define PREFETCH_LEAVES \
+	CMPQ AX, $128; \
+	JLT search; \
+	CMPQ AX, R8; \
+	JGT search; \
+	LEAQ (DI)(AX*1), R9; \
+	PREFETCHT0 -128(R9); \
+	PREFETCHT0 -64(R9); \
+	PREFETCHT0 -1(R9)
+
+// LOWEST_NOT_BELOW: R10 gets a mask with bit i set where transition t[i]
+// >= b (b -sat t is 0 exactly there), for the 32 lanes; the pads make it
+// nonzero. Uses X0-X4 and R11.
+#define LOWEST_NOT_BELOW \
+	MOVQ DX, X2; \
+	PUNPCKLBW X2, X2; \
+	PUNPCKLWL X2, X2; \
+	PSHUFD $0, X2, X2; \
+	MOVOU X2, X3; \
+	MOVOU 1(SI), X0; \
+	MOVOU 17(SI), X1; \
+	PSUBUSB X0, X2; \
+	PSUBUSB X1, X3; \
+	PXOR X4, X4; \
+	PCMPEQB X4, X2; \
+	PCMPEQB X4, X3; \
+	PMOVMSKB X2, R10; \
+	PMOVMSKB X3, R11; \
+	SHLQ $16, R11; \
+	ORQ R11, R10
+
 // func slotStepFile(s *jumpSlot, f []byte, pos int64, b int, touch *byte) int64
 //
 // slotStep(s, pos, b) after PREFETCHT0 of f[pos-128], f[pos-64] and
@@ -13,31 +49,9 @@ TEXT ·slotStepFile(SB), NOSPLIT|NOFRAME, $0-64
 	MOVQ f_len+16(FP), R8
 	MOVQ pos+32(FP), AX
 	MOVQ b+40(FP), DX
-	CMPQ AX, $128
-	JLT search
-	CMPQ AX, R8
-	JGT search
-	LEAQ (DI)(AX*1), R9
-	PREFETCHT0 -128(R9)
-	PREFETCHT0 -64(R9)
-	PREFETCHT0 -1(R9)
+	PREFETCH_LEAVES
 search:
-	MOVQ DX, X2
-	PUNPCKLBW X2, X2
-	PUNPCKLWL X2, X2
-	PSHUFD $0, X2, X2            // X2: b in every lane
-	MOVOU X2, X3
-	MOVOU 1(SI), X0              // t[0:16]
-	MOVOU 17(SI), X1             // t[16:32]
-	PSUBUSB X0, X2               // b -sat t: 0 where t >= b
-	PSUBUSB X1, X3
-	PXOR X4, X4
-	PCMPEQB X4, X2
-	PCMPEQB X4, X3
-	PMOVMSKB X2, R10
-	PMOVMSKB X3, R11
-	SHLQ $16, R11
-	ORQ R11, R10                 // bit i: t[i] >= b (nonzero: the pads)
+	LOWEST_NOT_BELOW
 	BSFQ R10, R10                // lo: the first transition not below b
 	MOVBQZX 1(SI)(R10*1), R11    // t[lo]
 	CMPQ R11, DX
@@ -72,31 +86,9 @@ TEXT ·ceilingSlotStepFile(SB), NOSPLIT|NOFRAME, $0-80
 	MOVQ pos+32(FP), AX
 	MOVQ greater+40(FP), BX
 	MOVQ b+48(FP), DX
-	CMPQ AX, $128
-	JLT search
-	CMPQ AX, R8
-	JGT search
-	LEAQ (DI)(AX*1), R9
-	PREFETCHT0 -128(R9)
-	PREFETCHT0 -64(R9)
-	PREFETCHT0 -1(R9)
+	PREFETCH_LEAVES
 search:
-	MOVQ DX, X2
-	PUNPCKLBW X2, X2
-	PUNPCKLWL X2, X2
-	PSHUFD $0, X2, X2            // X2: b in every lane
-	MOVOU X2, X3
-	MOVOU 1(SI), X0              // t[0:16]
-	MOVOU 17(SI), X1             // t[16:32]
-	PSUBUSB X0, X2               // b -sat t: 0 where t >= b
-	PSUBUSB X1, X3
-	PXOR X4, X4
-	PCMPEQB X4, X2
-	PCMPEQB X4, X3
-	PMOVMSKB X2, R10
-	PMOVMSKB X3, R11
-	SHLQ $16, R11
-	ORQ R11, R10                 // bit i: t[i] >= b (nonzero: the pads)
+	LOWEST_NOT_BELOW
 	BSFQ R10, R10                // lo
 	MOVBQZX (SI), CX
 	DECQ CX                      // n
