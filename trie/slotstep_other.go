@@ -21,7 +21,7 @@ func ceilingSlotStepFile(s *jumpSlot, f []byte, pos, greater int64, b int, touch
 // slotStepFile there), read the only portable way. Unlike a prefetch, a
 // load holds up the end of a walk until its line arrives, so here a miss
 // through a slot waits for the lines of leaves it does not read (on amd64
-// that made such misses 40-70% slower); a hit gains as there.
+// that made such misses 40-80% slower); a hit gains as there.
 func touchBelow(f []byte, c int64) byte {
 	if c >= 128 && c <= int64(len(f)) {
 		return f[c-128] ^ f[c-64] ^ f[c-1]
