@@ -422,6 +422,46 @@ func TestAppendEscapedWordPaths(t *testing.T) {
 	}
 }
 
+// Every escape of a word of eight bytes over {00, 01, 80, FF} (65,536 of
+// them) after either state, preceded by 0 to 8 bytes so that the word
+// falls at every offset of the word loop and of the last 1..7 bytes, and
+// with out exactly as long as the escape or with the callers' 8 spare
+// bytes: no run ending, one, and two to four (escapeEnds) in one word, FE
+// and FF in every position, and the byte-at-a-time end where a word's
+// stores do not fit. escapeFrom must give naiveEscape's bytes.
+func TestEscapeFromEveryWord(t *testing.T) {
+	vals := []byte{0x00, 0x01, 0x80, 0xFF}
+	for code := range 1 << 16 {
+		var word [8]byte
+		for j := range word {
+			word[j] = vals[code>>(2*j)&3]
+		}
+		lead := code % 9 // 0 to 8 bytes before the word
+		for _, escaped := range []bool{false, true} {
+			b := append(bytes.Repeat([]byte{0x61}, lead), word[:]...)
+			if escaped {
+				b = append([]byte{0}, b...)
+			}
+			want := naiveEscape(b)
+			want = want[:len(want)-1] // without the end marker
+			i := 0
+			if escaped {
+				i = 1 // resume after the zero, in its run
+			}
+			head := naiveEscape(b[:i])
+			head = head[:len(head)-1]
+			for _, spare := range []int{0, 8} {
+				out := make([]byte, len(want)+spare)
+				copy(out, head)
+				n, esc := escapeFrom(out, len(head), b, i, escaped)
+				if !bytes.Equal(out[:n], want) || esc != (b[len(b)-1] == 0) {
+					t.Fatalf("escapeFrom(%x from %d, escaped %v, %d spare) = %x, %v; want %x", b, i, escaped, spare, out[:n], esc, want)
+				}
+			}
+		}
+	}
+}
+
 // BytesKeyEncoder must give exactly AppendBytesTokenKey's bytes whatever
 // part of the previous key's output it copies: keys with long shared
 // prefixes, prefixes ending inside and right after zero runs, shorter and
