@@ -290,7 +290,18 @@ func (e *BytesKeyEncoder) Commit() {
 	// partitionindex's Builder.Add, driver /tmp/drv of the issue-22 note
 	// of 2026-12-06, at 829d184 and the commit that made this change).
 	end := len(e.next) &^ (escapeMarkEvery - 1)
-	e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:end]...)
+	if end > e.nextShared {
+		e.raw = append(e.raw[:e.nextShared], e.next[e.nextShared:end]...)
+	} else {
+		// Nothing to copy (a short tail behind the shared strides, the
+		// common case under a long shared prefix): only the length
+		// changes, without append's set-up and the empty move. Warm
+		// builds of the blob sets behind 64 and 4,096 shared bytes ran
+		// 1,114.4 and 2,121.3 instructions per key with the append,
+		// 1,082.4 and 2,089.3 without (callgrind as above, at 79999af
+		// and the commit that made this change).
+		e.raw = e.raw[:end]
+	}
 	e.valid = e.nextMarks
 	e.prevHead = e.nextHead
 	e.next, e.nextHead = nil, nil
