@@ -254,6 +254,12 @@ func sharedStrides(a, b []byte, guess int) int {
 	i := 0
 	if guess <= n && bytes.Equal(a[:guess], b[:guess]) {
 		i = guess
+		if n-i < escapeMarkEvery {
+			// No whole stride left to compare: the common case
+			// under a long shared prefix, where a's whole strides
+			// (the previous key's, all a holds) are all shared.
+			return i
+		}
 	}
 	for i+big <= n && bytes.Equal(a[i:i+big], b[i:i+big]) {
 		i += big
