@@ -136,6 +136,9 @@ func (b *Builder) Flush() error { return b.out.Flush() }
 // its own encoding), and key must not be nil.
 func (b *Builder) Add(key *partitioner.Key, position int64) error {
 	if key.Partitioner != partitioner.Murmur3 {
+		if key.Partitioner == partitioner.ByteOrdered {
+			return b.addBytes(key, position) // its own checks: one call less
+		}
 		return b.addOther(key, position)
 	}
 	// A Murmur3 key, most indexes', goes from here to the trie in this one
@@ -289,23 +292,21 @@ func (b *Builder) addTokenFirst(key *partitioner.Key, position int64) error {
 	return nil
 }
 
-// addOther is Add for the keys of the other partitioners. Given a Murmur3
-// key it takes the general path, addScratch's, which is how
-// TestMurmur3PathIsScratchPath compares Add's Murmur3 path with it.
+// addOther is Add for the keys of the other partitioners (ByteOrdered's go
+// to addBytes). Given a Murmur3 key it takes the general path,
+// addScratch's, which is how TestMurmur3PathIsScratchPath compares Add's
+// Murmur3 path with it.
 func (b *Builder) addOther(key *partitioner.Key, position int64) error {
+	if key.Partitioner == partitioner.ByteOrdered {
+		return b.addBytes(key, position)
+	}
 	if b.finishing {
 		return ErrFinished
 	}
 	if err := b.checkEntry(key, position); err != nil {
 		return err
 	}
-	var err error
-	if key.Partitioner == partitioner.ByteOrdered {
-		err = b.addBytes(key, position)
-	} else {
-		err = b.addScratch(key, position)
-	}
-	if err != nil {
+	if err := b.addScratch(key, position); err != nil {
 		return err
 	}
 	b.accepted(key, position)
@@ -314,9 +315,9 @@ func (b *Builder) addOther(key *partitioner.Key, position int64) error {
 
 // accepted records key, at position, as the pending key once Add has put
 // it in the ring: what its payload needs, and for the first key its raw
-// bytes for the footer. It is small enough to be inlined in addOther and
-// addTokenFirst; Add's common path, for a hashed key after the first,
-// writes out its first case.
+// bytes for the footer. It is small enough to be inlined in addOther,
+// addBytes and addTokenFirst; Add's common path, for a hashed key after the
+// first, writes out its first case.
 func (b *Builder) accepted(key *partitioner.Key, position int64) {
 	if b.hasLast && key.Hashed {
 		b.lastHash = byte(key.Hash2) // HashByte without copying the key

@@ -5,11 +5,13 @@ import (
 	"math/bits"
 
 	"github.com/bti-go/bti/bytecomparable"
+	"github.com/bti-go/bti/internal/partitionfile"
 	"github.com/bti-go/bti/internal/partitionpayload"
 	"github.com/bti-go/bti/partitioner"
 )
 
-// addBytes is addScratch for a ByteOrdered key. It keeps only the head,
+// addBytes is Add for a ByteOrdered key: addOther's checks and
+// bookkeeping, and addScratch's work for such a key. It keeps only the head,
 // 40 <escaped key> 40: the key component that repeats the token never
 // decides a comparison or a cut (BytesKeyEncoder.AppendHead). The head goes
 // over the free slot, which held the key before last: under a long shared
@@ -18,8 +20,18 @@ import (
 // copies nothing there and escapes only the strides that differ.
 //
 // It runs once per key of a ByteOrdered build, so it is one function with
-// addPending's work written out (see below).
+// addPending's work written out (see below), and Add calls it directly:
+// through addOther (checks, then a call of addBytes) a warm build of the
+// 16,384-key blob set without a shared prefix ran 867.4 instructions per
+// key, 831.8 this way (callgrind as in Add, at 3395797 and the commit
+// that made this change).
 func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
+	if b.finishing {
+		return ErrFinished
+	}
+	if !partitionfile.EntryOK(b.opts.Partitioner, key, position) {
+		return partitionfile.CheckEntry(b.opts.Partitioner, b.count, key, position)
+	}
 	slot, same := b.keys.Reuse()
 	enc := b.bytesKeys.ReuseHead(slot, same, key.Raw)
 	diff := 1
@@ -67,5 +79,6 @@ func (b *Builder) addBytes(key *partitioner.Key, position int64) error {
 	}
 	b.keys.CommitShared(enc, diff-1)
 	b.bytesKeys.Commit()
+	b.accepted(key, position)
 	return nil
 }
