@@ -97,12 +97,13 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 		// (b[i:i+8] and out[n:n+8], not b[i:] and out[n:]: the compiler
 		// then checks the bounds once.)
 		w := binary.LittleEndian.Uint64(b[i : i+8])
-		zeros := zeroBytes(w)
+		nonzero := nonzeroBytes(w)
+		zeros := ^nonzero & 0x8080808080808080
 		i += 8
 		after := zeros<<8 | carry
 		carry = zeros >> 56 & 0x80
 		w |= (zeros & after >> 7) * Escaped0Cont
-		ends := after &^ zeros
+		ends := after & nonzero
 		if ends&(ends-1) != 0 {
 			n = escapeEnds(out, n, w, ends, 8)
 			continue
@@ -147,8 +148,14 @@ const escapeWordRoom = 7 + 4 + 8
 // low seven bits plus 7F carry into its high bit unless they are all zero,
 // and stay within the byte.
 func zeroBytes(w uint64) uint64 {
+	return ^nonzeroBytes(w) & 0x8080808080808080
+}
+
+// nonzeroBytes returns a word whose bytes have their high bit set where
+// w's bytes are not zero (their low bits are noise).
+func nonzeroBytes(w uint64) uint64 {
 	const low7 = 0x7F7F7F7F7F7F7F7F
-	return ^(w&low7 + low7 | w) & 0x8080808080808080
+	return w&low7 + low7 | w
 }
 
 // escapeOneEnd writes at out[n:] the first count bytes of w with an FF
@@ -159,9 +166,13 @@ func zeroBytes(w uint64) uint64 {
 func escapeOneEnd(out []byte, n int, w, ends uint64, count uint) int {
 	at := ends >> 7 // the flagged byte's low bit, or 0
 	low := at - 1   // the bytes below it, or all
-	binary.LittleEndian.PutUint64(out[n:n+8], w&low|at*Escaped0Done|(w&^low)<<8)
-	out[n+8] = byte(w >> 56)
-	return n + int(count) + int((ends|-ends)>>63)
+	o := (*[9]byte)(out[n : n+9])
+	binary.LittleEndian.PutUint64(o[:8], w&low|at*Escaped0Done|(w&^low)<<8)
+	o[8] = byte(w >> 56)
+	if at != 0 {
+		count++
+	}
+	return n + int(count)
 }
 
 // escapeEnds writes at out[n:] the first count bytes of w with an FF before
