@@ -69,12 +69,12 @@ func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 // byte, with the state carried in from the word before, flags the bytes
 // that follow a zero; the zeros among them turn into FE by an OR, and when
 // at most one run ends in the word its FF goes in by masks and shifts that
-// leave the word as it is when none does (escapeOneEnd). A word in which two or more runs end
-// goes out in pieces (escapeEnds). The last 1..7 bytes are the word that
-// ends at b's end, shifted down to them (a b shorter than a word is read
-// as one too), escaped the same way with the bytes past the input masked
-// off. Near the end of out, where a word's stores would not fit, it goes
-// on a byte at a time (escapeBytes).
+// leave the word as it is when none does (escapeOneEnd). A word in which
+// two or more runs end goes out in pieces (escapeEnds). The last 1..7
+// bytes are the word that ends at b's end, shifted down to them (a b
+// shorter than a word is read as one too), escaped the same way with the
+// bytes past the input masked off. Near the end of out, where a word's
+// stores would not fit, it goes on a byte at a time (escapeBytes).
 //
 // Branches on the bytes are what costs here, more than instructions: for
 // blob keys dense in zeros (bti gen --kind blob: 10% zeros, 5% FF), whose
@@ -83,10 +83,13 @@ func escapeInto(out []byte, n int, b []byte, escaped bool) (int, bool) {
 // mispredicted more. Whole warm builds of the 16,384-key blob sets behind
 // a shared prefix of 0 and 64 bytes ran 809.0 and 1,056.2 instructions and
 // 7.53 and 7.25 simulated mispredicted branches per key with it, 867.2 and
-// 1,114.4 instructions and 5.44 and 5.26 mispredicts with this one
-// (callgrind --branch-sim=yes, driver as in Builder.Add of partitionindex,
-// at 2358467 and the commit that made this change); see that commit for
-// the time.
+// 1,114.4 instructions and 5.44 and 5.26 mispredicts with the first
+// version of this one (callgrind --branch-sim=yes, driver as in
+// Builder.Add of partitionindex, at 2358467 and 79999af), and took 108.9
+// to 111.0 and 99.8 to 101.8 ns per key (prefix 0, the same driver timing
+// both binaries in turn); with this one and the builder's other changes
+// of that round, 812.9 and 1,014.8 instructions and 5.42 and 4.99
+// mispredicts (at 4442019).
 func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 	var carry uint64 // the zero mask's bit of the byte before the word
 	if escaped {
@@ -94,8 +97,8 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 	}
 	lastWord, room := len(b)-8, len(out)-escapeWordRoom
 	for i <= lastWord && n <= room {
-		// (b[i:i+8] and out[n:n+8], not b[i:] and out[n:]: the compiler
-		// then checks the bounds once.)
+		// (b[i:i+8], not b[i:]: the compiler then checks the bounds
+		// once.)
 		w := binary.LittleEndian.Uint64(b[i : i+8])
 		nonzero := nonzeroBytes(w)
 		zeros := ^nonzero & 0x8080808080808080
