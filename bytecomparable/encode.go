@@ -121,7 +121,11 @@ func escapeFrom(out []byte, n int, b []byte, i int, escaped bool) (int, bool) {
 	}
 	// The last 1..7 bytes, read as one word: the bytes above them are
 	// zero and masked off. (The shifts are taken mod 64 so that the
-	// compiler adds no check for counts of 64 and over.)
+	// compiler adds no check for counts of 64 and over.) The steps are
+	// the loop's, written out again with the mask: one function for both
+	// is too large to be inlined, and its call cost the blob builds of
+	// Builder.Add 41.6 and 41.7 instructions per key (prefix 0 and 64,
+	// callgrind as below, at f9589d3).
 	rem := uint(len(b) - i)
 	var w uint64
 	if len(b) >= 8 {
