@@ -63,3 +63,46 @@ func BenchmarkDiffPoint(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEscape escapes keys of 1 to maxLen bytes, a tenth of them zeros
+// (bti gen --kind blob's mix), through the word loop and, where the CPU has
+// it, escapeVector: one op is one key. The lengths vary from key to key, as
+// in an index, so a loop whose trip count follows them mispredicts its exit.
+func BenchmarkEscape(b *testing.B) {
+	for _, maxLen := range []int{32, 64} {
+		rng := rand.New(rand.NewPCG(uint64(maxLen), 5))
+		keys := make([][]byte, 4096)
+		for i := range keys {
+			keys[i] = make([]byte, 1+rng.IntN(maxLen))
+			for j := range keys[i] {
+				if rng.IntN(10) != 0 {
+					keys[i][j] = byte(1 + rng.IntN(255))
+				}
+			}
+		}
+		out := make([]byte, escapeVectorRoom(maxLen))
+		for _, vector := range []bool{false, true} {
+			name := "maxlen=" + strconv.Itoa(maxLen) + "/path=words"
+			if vector {
+				name = "maxlen=" + strconv.Itoa(maxLen) + "/path=vector"
+			}
+			b.Run(name, func(b *testing.B) {
+				if vector && !haveEscapeVector {
+					b.Skip("no escapeVector on this CPU")
+				}
+				defer func(v bool) { haveEscapeVector = v }(haveEscapeVector)
+				haveEscapeVector = vector
+				sink := 0
+				i := 0
+				for b.Loop() {
+					n, _ := escapeFrom(out, 0, keys[i&4095], 0, false)
+					sink += n
+					i++
+				}
+				benchSink = sink
+			})
+		}
+	}
+}
+
+var benchSink int

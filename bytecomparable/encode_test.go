@@ -429,7 +429,9 @@ func TestAppendEscapedWordPaths(t *testing.T) {
 // bytes: no run ending, one, and two to four (escapeEnds) in one word, FE
 // and FF in every position, and the byte-at-a-time end where a word's
 // stores do not fit. escapeFrom must give naiveEscape's bytes.
-func TestEscapeFromEveryWord(t *testing.T) {
+func TestEscapeFromEveryWord(t *testing.T) { escapePaths(t, testEscapeFromEveryWord) }
+
+func testEscapeFromEveryWord(t *testing.T) {
 	vals := []byte{0x00, 0x01, 0x80, 0xFF}
 	for code := range 1 << 16 {
 		var word [8]byte
@@ -450,8 +452,13 @@ func TestEscapeFromEveryWord(t *testing.T) {
 			}
 			head := naiveEscape(b[:i])
 			head = head[:len(head)-1]
-			for _, spare := range []int{0, 8} {
+			// -1: the room escapeVector needs, so that the vector path
+			// runs where it is on.
+			for _, spare := range []int{0, 8, -1} {
 				out := make([]byte, len(want)+spare)
+				if spare < 0 {
+					out = make([]byte, len(head)+escapeVectorRoom(len(b)-i))
+				}
 				copy(out, head)
 				n, esc := escapeFrom(out, len(head), b, i, escaped)
 				if !bytes.Equal(out[:n], want) || esc != (b[len(b)-1] == 0) {
@@ -467,7 +474,9 @@ func TestEscapeFromEveryWord(t *testing.T) {
 // prefixes, prefixes ending inside and right after zero runs, shorter and
 // longer keys, and keys that were encoded but never committed (a refused
 // key must not become the one the next key copies from).
-func TestBytesKeyEncoder(t *testing.T) {
+func TestBytesKeyEncoder(t *testing.T) { escapePaths(t, testBytesKeyEncoder) }
+
+func testBytesKeyEncoder(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	gen := func(n int) []byte {
 		b := make([]byte, n)
@@ -606,7 +615,9 @@ func TestBytesKeyHead(t *testing.T) {
 // none. The output must be AppendHead's whatever the count, and the kept
 // bytes are really kept: they are poisoned in the committed head after
 // it was committed, so a copy of them would show the poison.
-func TestReuseHead(t *testing.T) {
+func TestReuseHead(t *testing.T) { escapePaths(t, testReuseHead) }
+
+func testReuseHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	prefix := make([]byte, 5*escapeMarkEvery+7)
 	for i := range prefix {
@@ -679,7 +690,9 @@ func commonPrefix(a, b []byte) int {
 // TestEscapeFromResumes: escaping b[i:] in state escaped, with b's earlier
 // bytes readable, gives the bytes AppendEscaped gives for b past the
 // escaped output of b[:i], for every split of inputs dense in zeros.
-func TestEscapeFromResumes(t *testing.T) {
+func TestEscapeFromResumes(t *testing.T) { escapePaths(t, testEscapeFromResumes) }
+
+func testEscapeFromResumes(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for range 2000 {
 		b := make([]byte, r.IntN(40))
@@ -694,7 +707,8 @@ func TestEscapeFromResumes(t *testing.T) {
 			// With the 8 spare bytes the hot callers leave, and with just
 			// the room escapeInto documents (the last words then go a
 			// byte at a time).
-			for _, spare := range []int{8, 0} {
+			// With escapeSlack, the vector path runs where it is on.
+			for _, spare := range []int{8, 0, escapeSlack} {
 				out := make([]byte, n+maxEscapedLen(len(b)-i)+spare)
 				copy(out, head[:n])
 				m, esc := escapeFrom(out, n, b, i, escaped)

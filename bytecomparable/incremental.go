@@ -165,7 +165,7 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 		// and records only that it was short: once committed, it leaves
 		// no raw bytes for the next key to compare with, whose shared
 		// length with it is 0, as it would have been.
-		if need := base + 1 + maxEscapedLen(len(key)) + 1 + 8; need > cap(buf) {
+		if need := base + 1 + maxEscapedLen(len(key)) + 1 + escapeSlack; need > cap(buf) {
 			buf = slices.Grow(buf[:base], need-base)
 		}
 		out := buf[:cap(buf)]
@@ -198,9 +198,9 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	}
 	keep := min(same, r) // bytes of the head buf already holds
 	// Room for the head: the kept bytes, the copied ones up to r, the
-	// escaped rest with its end marker, and the closing 40 (8 bytes more
-	// let escapeFrom store the key's last bytes as a word).
-	if need := base + r + maxEscapedLen(len(key)-k*escapeMarkEvery) + 1 + 8; need > cap(buf) {
+	// escaped rest with its end marker, and the closing 40 (escapeSlack
+	// bytes more let escapeFrom store whole registers).
+	if need := base + r + maxEscapedLen(len(key)-k*escapeMarkEvery) + 1 + escapeSlack; need > cap(buf) {
 		buf = slices.Grow(buf[:base+keep], need-base-keep)
 	}
 	out := buf[:cap(buf)]
