@@ -170,7 +170,16 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 		}
 		out := buf[:cap(buf)]
 		out[base] = NextComponent
-		n, escaped := escapeFrom(out, base+1, key, 0, false)
+		var n int
+		var escaped bool
+		if haveEscapeVector {
+			// escapeFrom's vector path without its call and room test
+			// (need above leaves escapeVectorRoom past base+1).
+			n, escaped = escapeVector(out[base+1:], key, false)
+			n += base + 1
+		} else {
+			n, escaped = escapeFrom(out, base+1, key, 0, false)
+		}
 		n = endEscaped(out, n, escaped)
 		out[n] = NextComponent
 		n++
