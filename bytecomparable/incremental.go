@@ -226,14 +226,21 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 	marks := k
 	e.valid = k
 	for i := k * escapeMarkEvery; i < len(key); {
-		end := i + escapeMarkEvery
-		if end > len(key) {
-			// The last part stride: passing all of key lets its last
-			// bytes be read as one word.
-			n, escaped = escapeFrom(out, n, key, i, escaped)
+		// (The last part stride ends at the key's end: key[:end] is all
+		// of key, whose last bytes the word loop reads as one word.)
+		end := min(i+escapeMarkEvery, len(key))
+		if haveEscapeVector {
+			// escapeFrom's vector path without its call and room test:
+			// need above leaves escapeVectorRoom for the rest of key.
+			var m int
+			m, escaped = escapeVector(out[n:], key[i:end], escaped)
+			n += m
+		} else {
+			n, escaped = escapeFrom(out, n, key[:end], i, escaped)
+		}
+		if end-i < escapeMarkEvery {
 			break
 		}
-		n, escaped = escapeFrom(out, n, key[:end], i, escaped)
 		e.marks = append(e.marks[:marks], newEscapeMark(n-base-1, escaped))
 		marks++
 		i = end
