@@ -231,7 +231,10 @@ func (e *BytesKeyEncoder) encodeHead(buf []byte, base, same int, key []byte) []b
 		end := min(i+escapeMarkEvery, len(key))
 		if haveEscapeVector {
 			// escapeFrom's vector path without its call and room test:
-			// need above leaves escapeVectorRoom for the rest of key.
+			// need above leaves escapeVectorRoom for the rest of key,
+			// and still does after each whole stride, whose 64 bytes
+			// escape to at most 96 while maxEscapedLen(R) - 96 is
+			// maxEscapedLen(R-64).
 			var m int
 			m, escaped = escapeVector(out[n:], key[i:end], escaped)
 			n += m
