@@ -6,11 +6,12 @@
 // masks: 512-bit registers (one chunk's output in one register) can lower
 // a core's clock, and a first version with them took about twice as long
 // on one chunk of 16 or 32 bytes (a throwaway go test -bench, on the
-// working tree before a510647, Xeon Sapphire Rapids VM). A
-// chunk's output, up to 48 bytes, is expanded and stored as two halves of
-// up to 24 bytes, each a 32-byte store: the second goes where the first
-// one's output ends, over the first's padding, and its own padding is the
-// at most 32 bytes written past the output (escapeVectorRoom).
+// working tree before a510647, a Xeon Ice Lake server VM: family 6 model
+// 106). A chunk's output, up to 48 bytes, is expanded and stored as two
+// halves of up to 24 bytes, each a 32-byte store: the second goes where
+// the first one's output ends, over the first's padding, and its own
+// padding is the at most 32 bytes written past the output
+// (escapeVectorRoom).
 //
 // Registers: DI the next output byte, SI the next input byte, CX the input
 // bytes left, BX the chunk's (min(CX, 32)), DX the state (1: the byte
