@@ -425,10 +425,11 @@ func TestAppendEscapedWordPaths(t *testing.T) {
 // Every escape of a word of eight bytes over {00, 01, 80, FF} (65,536 of
 // them) after either state, preceded by 0 to 8 bytes so that the word
 // falls at every offset of the word loop and of the last 1..7 bytes, and
-// with out exactly as long as the escape or with the callers' 8 spare
-// bytes: no run ending, one, and two to four (escapeEnds) in one word, FE
-// and FF in every position, and the byte-at-a-time end where a word's
-// stores do not fit. escapeFrom must give naiveEscape's bytes.
+// with out exactly as long as the escape, with 8 spare bytes (a word's
+// stores) or with escapeVectorRoom (the vector path, where it is on): no
+// run ending, one, and two to four (escapeEnds) in one word, FE and FF in
+// every position, and the byte-at-a-time end where a word's stores do not
+// fit. escapeFrom must give naiveEscape's bytes on either path.
 func TestEscapeFromEveryWord(t *testing.T) { escapePaths(t, testEscapeFromEveryWord) }
 
 func testEscapeFromEveryWord(t *testing.T) {
@@ -704,10 +705,10 @@ func testEscapeFromResumes(t *testing.T) {
 			head := AppendEscaped(nil, b[:i])
 			n := len(head) - 1 // without the end marker
 			escaped := i > 0 && b[i-1] == 0
-			// With the 8 spare bytes the hot callers leave, and with just
-			// the room escapeInto documents (the last words then go a
-			// byte at a time).
-			// With escapeSlack, the vector path runs where it is on.
+			// With 8 spare bytes (a word's stores), with just the room
+			// escapeInto documents (the last words then go a byte at a
+			// time), and with escapeSlack, the callers' slack (the vector
+			// path then runs, where it is on).
 			for _, spare := range []int{8, 0, escapeSlack} {
 				out := make([]byte, n+maxEscapedLen(len(b)-i)+spare)
 				copy(out, head[:n])
