@@ -82,11 +82,11 @@ func BenchmarkEscape(b *testing.B) {
 		}
 		out := make([]byte, escapeVectorRoom(maxLen))
 		for _, vector := range []bool{false, true} {
-			name := "maxlen=" + strconv.Itoa(maxLen) + "/path=words"
+			path := "words"
 			if vector {
-				name = "maxlen=" + strconv.Itoa(maxLen) + "/path=vector"
+				path = "vector"
 			}
-			b.Run(name, func(b *testing.B) {
+			b.Run("maxlen="+strconv.Itoa(maxLen)+"/path="+path, func(b *testing.B) {
 				if vector && !haveEscapeVector {
 					b.Skip("no escapeVector on this CPU")
 				}
