@@ -129,11 +129,13 @@
 // partition index), is never a node at all: its parent's ref carries its
 // size and its bytes wait in the 16-byte leaf slot beside that ref (the
 // parent's list is then a leaf list, childlists.go) until they are written
-// in one copy. Nodes (32 bytes), child lists with their leaf slots and
-// buffers are recycled, so a warm Writer allocates nothing per key; a
-// fresh one grows them in chunks or by doubling (childlists.go, growOut), so
-// that a cold build allocates about its working set once, not the five
-// times append's small steps would.
+// in one copy. The open path (the stack) costs 5 bytes per level: the
+// node's index and the first-list hint for its depth (growList). Nodes (32
+// bytes), child lists with their leaf slots and buffers are recycled, so a
+// warm Writer allocates nothing per key; a fresh one grows them in chunks
+// or by doubling (childlists.go, growOut), so that a cold build allocates
+// about its working set once, not the five times append's small steps
+// would.
 //
 // Contracts: Add keeps reading the previous key's bytes until the next Add
 // returns (callers may reuse any older key's memory); AddShared skips the
