@@ -346,21 +346,6 @@ func lanesBelow(x, bb uint64) uint64 {
 	return ^((x | ^bb) & (x ^ bb | d)) & laneHigh >> 7
 }
 
-// touchAround reads the bytes 128 and 64 below position c and 32 above it,
-// when they lie in f: the writer lays a node out right after its children,
-// so the leaf the next step reads usually lies just below the node a DENSE
-// step or the jump table sends the walk to, and its transitions may spill
-// into the line above. Reading them right after learning c starts those
-// cache misses along with c's own. The processor does not wait for a load
-// nothing depends on before it goes on with the walk, so they overlap; and
-// it reads only bytes, so it cannot change an answer.
-func touchAround(f []byte, c int64) byte {
-	if c >= 128 && c+32 < int64(len(f)) {
-		return f[c-128] ^ f[c-64] ^ f[c+32]
-	}
-	return 0
-}
-
 // ceilingFile is ceiling over a complete file: a manually inlined version
 // of ceilingWalk, decoding the node types exactFile does and taking one
 // general step (ceilingStep) for any other node. A trie with an early-open
