@@ -420,15 +420,16 @@ func (w *Writer) firstLeafClass() uint8 {
 // went 1, 4 refs, then a leaf list of 4, 8, 16, 32 and 64: six moves for
 // 60 children. Half the sibling's class leaves at most one move, to the
 // size the node would have reached, so no list ends larger than without
-// the hint unless the node gets fewer than half its sibling's children;
-// the sibling's own class (a larger list wherever the count wanders past a
-// power of two) cost the side-by-side blob sets below a 96 KiB leaf chunk
-// more in a cold build (62.8 against 56.8 B/key at prefix 0, with chunks
-// of 4,096 refs). With this rule their cold builds allocate what they did
-// without hints (55.8, 57.1 and 114.0 B/key at prefixes 0, 64 and 4096),
-// and TestColdSmallBuildAllocations' set one 48 KiB leaf chunk more (59.2
-// against 56.2 B/key: its lists end a little larger, past a chunk's end,
-// and hints only from nodes of over 16 or 32 children keep that chunk).
+// the hint unless the node gets fewer than half its sibling's children.
+// The sibling's own class (a larger list wherever the count wanders past a
+// power of two) cost a cold build of the side-by-side blob sets named
+// below a 96 KiB leaf chunk more (62.8 against 56.8 B/key at prefix 0,
+// with chunks of 4,096 refs). With this rule their cold builds allocate
+// what they did without hints (55.8, 57.1 and 114.0 B/key at prefixes 0,
+// 64 and 4096, bti build --stats json), and TestColdSmallBuildAllocations'
+// set one 48 KiB leaf chunk more (59.2 against 56.2 B/key: its lists end a
+// little larger, past a chunk's end, and hints only from nodes of over 16
+// or 32 children keep that chunk).
 // Warm builds of the side-by-side blob sets (bti gen --partitioner
 // byteordered --kind blob --prefix-bytes 0|64|4096 --count 16384 --seed 5)
 // made 2,499 list moves without hints, 1,373 with (prefix 0), and took
